@@ -1,0 +1,54 @@
+"""Problems found in an editor's input, reported all at once."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, order=True)
+class Problem:
+    """One thing wrong with one place of one input file."""
+
+    file: str
+    line: int | None
+    field: str
+    message: str
+
+    def __str__(self) -> str:
+        where = self.file if self.line is None else f"{self.file}:{self.line}"
+        field = f" {self.field}:" if self.field else ""
+        return f"{where}:{field} {self.message}"
+
+
+class InputError(Exception):
+    """Raised with every problem of a run; nothing is written when it is."""
+
+    def __init__(self, problems: list[Problem]):
+        self.problems = sorted(set(problems), key=_problem_order)
+        super().__init__("\n".join(str(p) for p in self.problems))
+
+
+def _problem_order(problem: Problem) -> tuple:
+    return (problem.file, problem.line or 0, problem.field, problem.message)
+
+
+def field_path(path: tuple) -> str:
+    """Render ('gpus', 3, 'memory_gb') as gpus[3].memory_gb."""
+    text = ""
+    for part in path:
+        if isinstance(part, int):
+            text += f"[{part}]"
+        else:
+            text += f".{part}" if text else str(part)
+    return text
+
+
+class UnknownId(LookupError):
+    """A name that refers to nothing in the data (a model, a card, ...)."""
+
+    def __init__(self, what: str, wanted: str, known: tuple[str, ...]):
+        self.what, self.wanted, self.known = what, wanted, known
+        super().__init__(f"unknown {what} {wanted!r} (known: {', '.join(known)})")
+
+    def __str__(self) -> str:
+        return self.args[0]

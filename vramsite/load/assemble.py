@@ -1,0 +1,347 @@
+"""Load a site's data/ folder into a checked ``SiteData``.
+
+Three passes, each reporting every problem it finds before stopping:
+parse (YAML) -> schema (shape, types, ranges) -> cross-references (ids that
+must exist, entries that must be unique, fields a formula needs).
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from pathlib import Path
+
+from ..errors import InputError, Problem
+from .model import (
+    Adapter,
+    Discount,
+    Finetune,
+    Gpu,
+    Inference,
+    Interconnect,
+    LocaleConfig,
+    LookupRules,
+    Method,
+    Model,
+    Payment,
+    Precision,
+    Pricing,
+    Region,
+    SiteConfig,
+    SiteData,
+    SiteRegion,
+    Snapshot,
+)
+from .schema import readable_path, schema_problems
+from .yaml_source import YamlDocument, read_yaml
+
+DATA_FILES = ("site", "models", "gpus", "prices", "discounts", "sizing")
+"""Each is data/<name>.yaml, checked by vramsite/schemas/<name>.schema.json."""
+
+KV_FIELDS = ("layers", "kv_heads", "head_dim")
+
+
+def load_site(root: Path, data_dir: str = "data") -> SiteData:
+    """Read and check every data file under ``root/data_dir``."""
+    documents = _read_all(root, data_dir)
+    checker = _Checker(documents)
+    data = checker.assemble()
+    if checker.problems:
+        raise InputError(checker.problems)
+    return data
+
+
+def _read_all(root: Path, data_dir: str) -> dict[str, YamlDocument]:
+    documents: dict[str, YamlDocument] = {}
+    problems: list[Problem] = []
+    for name in DATA_FILES:
+        shown = f"{data_dir}/{name}.yaml"
+        path = root / data_dir / f"{name}.yaml"
+        if not path.is_file():
+            problems.append(Problem(shown, None, "", "file is missing"))
+            continue
+        try:
+            document = read_yaml(path, shown)
+        except InputError as error:
+            problems.extend(error.problems)
+            continue
+        found = schema_problems(document, f"{name}.schema.json")
+        problems.extend(found)
+        if not found:
+            documents[name] = document
+    if problems:
+        raise InputError(problems)
+    return documents
+
+
+class _Checker:
+    """Converts valid documents to typed objects, noting broken references."""
+
+    def __init__(self, documents: dict[str, YamlDocument]):
+        self.docs = documents
+        self.problems: list[Problem] = []
+
+    def problem(self, doc: str, path: tuple, message: str) -> None:
+        document = self.docs[doc]
+        self.problems.append(Problem(document.name, document.line_of(path), readable_path(document, path), message))
+
+    def unique(self, doc: str, path: tuple, items: list[dict], key: str) -> None:
+        seen: dict[object, int] = {}
+        for index, item in enumerate(items):
+            value = item[key]
+            if value in seen:
+                first = self.docs[doc].line_of(path + (seen[value],))
+                self.problem(doc, path + (index, key), f"duplicate {key} {value!r} (first at line {first})")
+            else:
+                seen[value] = index
+
+    # -- assembly ----------------------------------------------------------
+
+    def assemble(self) -> SiteData:
+        site = self.site()
+        models = self.models()
+        gpus = self.gpus(site)
+        precisions = self.precisions()
+        inference = self.inference(precisions)
+        finetune = self.finetune()
+        methods = self.methods(precisions, inference, finetune)
+        lookup = self.lookup(methods)
+        pricing = self.pricing(gpus)
+        discounts = self.discounts(lookup)
+        self.check_rentable_counts(gpus, lookup)
+        self.check_kv_shape(models, methods)
+        return SiteData(site, models, gpus, precisions, inference, finetune, methods, lookup, pricing, discounts)
+
+    def site(self) -> SiteConfig:
+        raw = self.docs["site"].value
+        self.unique("site", ("locales",), raw["locales"], "segment")
+        self.unique("site", ("regions",), raw.get("regions", []), "id")
+        locales = tuple(LocaleConfig(**item) for item in raw["locales"])
+        segments = {locale.segment for locale in locales}
+        for index, payment in enumerate(raw.get("payments", [])):
+            missing = sorted(segments - set(payment["name"]))
+            if missing:
+                self.problem("site", ("payments", index, "name"), f"no name for {', '.join(missing)}")
+        return SiteConfig(
+            name=raw["name"],
+            base_url=raw["base_url"].rstrip("/"),
+            locales=locales,
+            display=dict(raw["display"]),
+            regions=tuple(SiteRegion(**item) for item in raw.get("regions", [])),
+            payments=tuple(Payment(item["symbol"], dict(item["name"])) for item in raw.get("payments", [])),
+            identity_checks=raw.get("identity_checks"),
+            deploy_seconds=raw.get("deploy_seconds"),
+            node_host_memory_tb=_dec(raw.get("node_host_memory_tb")),
+            marketplace=raw.get("marketplace"),
+        )
+
+    def models(self) -> tuple[Model, ...]:
+        raw = self.docs["models"].value["models"]
+        self.unique("models", ("models",), raw, "id")
+        models = []
+        for index, item in enumerate(raw):
+            heads, kv_heads = item.get("attention_heads"), item.get("kv_heads")
+            if heads is not None and kv_heads is not None:
+                if kv_heads > heads:
+                    self.problem("models", ("models", index, "kv_heads"), f"{kv_heads} KV heads exceed {heads} attention heads")
+                elif item.get("attention") == "mha" and kv_heads != heads:
+                    self.problem("models", ("models", index, "kv_heads"), "mha keeps one KV head per attention head")
+            fields = dict(item, params_billion=_dec(item["params_billion"]), examples=tuple(item.get("examples", ())))
+            models.append(Model(**fields))
+        return tuple(models)
+
+    def gpus(self, site: SiteConfig) -> tuple[Gpu, ...]:
+        raw = self.docs["gpus"].value["gpus"]
+        self.unique("gpus", ("gpus",), raw, "id")
+        self.unique("gpus", ("gpus",), raw, "name")
+        region_ids = {region.id for region in site.regions}
+        segments = {locale.segment for locale in site.locales}
+        gpus = []
+        for index, item in enumerate(raw):
+            for r_index, region in enumerate(item.get("regions", [])):
+                if region_ids and region["id"] not in region_ids:
+                    self.problem("gpus", ("gpus", index, "regions", r_index, "id"),
+                                 f"unknown region {region['id']!r} (site.yaml lists {', '.join(sorted(region_ids))})")
+            for key in set(item.get("notes", {})) - segments:
+                self.problem("gpus", ("gpus", index, "notes", key), f"{key!r} is not a language of the site")
+            link = item["interconnect"]
+            gpus.append(Gpu(
+                id=item["id"],
+                name=item["name"],
+                vendor=item["vendor"],
+                memory_gb=_dec(item["memory_gb"]),
+                memory_type=item["memory_type"],
+                bandwidth_gbps=_dec(item["bandwidth_gbps"]),
+                architecture=item["architecture"],
+                features=frozenset(item["features"]),
+                stack=item["stack"],
+                interconnect=Interconnect(link["kind"], _dec(link["gbps"]), link.get("all_to_all_cards")),
+                ecc=item.get("ecc", False),
+                launched=item.get("launched"),
+                power_w=item.get("power_w"),
+                rentable_counts=tuple(sorted(item["rentable_counts"])) if "rentable_counts" in item else None,
+                regions=tuple(Region(r["id"], r.get("stock")) for r in item.get("regions", [])),
+                notes=dict(item.get("notes", {})),
+            ))
+        return tuple(gpus)
+
+    def precisions(self) -> tuple[Precision, ...]:
+        raw = self.docs["sizing"].value["precisions"]
+        self.unique("sizing", ("precisions",), raw, "id")
+        return tuple(
+            Precision(item["id"], item["label"], _dec(item["bytes_per_param"]), item.get("requires_feature"))
+            for item in raw
+        )
+
+    def find_precision(self, precisions, precision_id: str, path: tuple) -> Precision | None:
+        for precision in precisions:
+            if precision.id == precision_id:
+                return precision
+        known = ", ".join(p.id for p in precisions)
+        self.problem("sizing", path, f"unknown precision {precision_id!r} (known: {known})")
+        return None
+
+    def inference(self, precisions) -> Inference:
+        raw = self.docs["sizing"].value["inference"]
+        kv_precision = None
+        if "kv_precision" in raw:
+            kv_precision = self.find_precision(precisions, raw["kv_precision"], ("inference", "kv_precision"))
+        elif raw["kv_cache"]:
+            self.problem("sizing", ("inference", "kv_precision"), "missing required field 'kv_precision' (kv_cache is true)")
+        return Inference(
+            context_tokens=raw["context_tokens"],
+            batch=raw["batch"],
+            kv_cache=raw["kv_cache"],
+            kv_precision=kv_precision,
+            overhead_gb=_dec(raw["overhead_gb"]),
+            margin_percent=_dec(raw["margin_percent"]),
+        )
+
+    def finetune(self) -> Finetune:
+        raw = self.docs["sizing"].value["finetune"]
+        adapter = raw.get("adapter")
+        return Finetune(
+            training_state_bytes=tuple((key, _dec(value)) for key, value in raw["training_state_bytes"].items()),
+            adapter=Adapter(_dec(adapter["share_percent"]), _dec(adapter["bytes_per_param"]), adapter.get("rank"))
+            if adapter else None,
+            sequence_tokens=raw.get("sequence_tokens"),
+            batch=raw.get("batch"),
+            gradient_checkpointing=raw.get("gradient_checkpointing"),
+        )
+
+    def methods(self, precisions, inference: Inference, finetune: Finetune) -> tuple[Method, ...]:
+        raw = self.docs["sizing"].value["methods"]
+        self.unique("sizing", ("methods",), raw, "id")
+        methods = []
+        for index, item in enumerate(raw):
+            path = ("methods", index)
+            sources = [key for key in ("precision", "bytes_per_param", "training_state") if key in item]
+            if len(sources) != 1:
+                self.problem("sizing", path, "give the weights exactly one of precision, bytes_per_param, training_state"
+                             + (f" (got {', '.join(sources)})" if sources else ""))
+            precision = None
+            if "precision" in item:
+                precision = self.find_precision(precisions, item["precision"], path + ("precision",))
+            if item.get("adapter") and finetune.adapter is None:
+                self.problem("sizing", path + ("adapter",), "adapter is true but finetune.adapter is not set")
+            serving = item["kind"] == "inference"
+            kv_cache = item.get("kv_cache", inference.kv_cache if serving else False)
+            if kv_cache and inference.kv_precision is None and not inference.kv_cache:
+                self.problem("sizing", path + ("kv_cache",), "kv_cache needs inference.kv_precision")
+            methods.append(Method(
+                id=item["id"],
+                kind=item["kind"],
+                precision=precision,
+                bytes_per_param=_dec(item.get("bytes_per_param")),
+                training_state=item.get("training_state", False),
+                adapter=item.get("adapter", False),
+                kv_cache=kv_cache,
+                overhead_gb=_dec(item.get("overhead_gb", inference.overhead_gb if serving else 0)),
+                margin_percent=_dec(item.get("margin_percent", inference.margin_percent if serving else 0)),
+                needs_all_to_all=item.get("needs_all_to_all", False),
+            ))
+        return tuple(methods)
+
+    def lookup(self, methods: tuple[Method, ...]) -> LookupRules:
+        raw = self.docs["sizing"].value["lookup"]
+        by_id = {method.id: method for method in methods}
+        columns = []
+        for index, method_id in enumerate(raw["columns"]):
+            if method_id in by_id:
+                columns.append(by_id[method_id])
+            else:
+                self.problem("sizing", ("lookup", "columns", index),
+                             f"unknown method {method_id!r} (known: {', '.join(by_id)})")
+        if 1 not in raw["card_counts"]:
+            self.problem("sizing", ("lookup", "card_counts"), "must include 1 (a single card)")
+        return LookupRules(
+            columns=tuple(columns),
+            card_counts=tuple(sorted(raw["card_counts"])),
+            selection=raw["selection"],
+            tight_single_gb=_dec(raw["tight"]["single_card_gb"]),
+            tight_per_card_gb=_dec(raw["tight"]["per_card_gb"]),
+        )
+
+    def pricing(self, gpus: tuple[Gpu, ...]) -> Pricing:
+        raw = self.docs["prices"].value
+        entries = raw["prices"]
+        self.unique("prices", ("prices",), entries, "gpu")
+        gpu_ids = [gpu.id for gpu in gpus]
+        for index, entry in enumerate(entries):
+            if entry["gpu"] not in gpu_ids:
+                self.problem("prices", ("prices", index, "gpu"),
+                             f"price for unknown card {entry['gpu']!r} (gpus.yaml has {', '.join(gpu_ids)})")
+        priced = {entry["gpu"] for entry in entries}
+        gpus_doc = self.docs["gpus"]
+        for index, gpu in enumerate(gpus):
+            if gpu.id not in priced:
+                self.problems.append(Problem(
+                    self.docs["prices"].name, None, f"prices[{gpu.id}]",
+                    f"card {gpu.id!r} (gpus.yaml line {gpus_doc.line_of(('gpus', index))}) has no price",
+                ))
+        if raw["period"] == "month" and "hours_per_month" not in raw:
+            self.problem("prices", ("hours_per_month",), "missing required field 'hours_per_month' (prices are monthly)")
+        terms = raw.get("terms", {})
+        snapshot = raw.get("snapshot")
+        return Pricing(
+            updated=str(raw["updated"]),
+            currency=raw["currency"],
+            period=raw["period"],
+            usd={entry["gpu"]: _dec(entry["usd"]) for entry in entries},
+            hours_per_month=raw.get("hours_per_month"),
+            minimum_days=terms.get("minimum_days"),
+            billing=tuple(terms.get("billing", ())),
+            snapshot=Snapshot(**snapshot) if snapshot else None,
+        )
+
+    def discounts(self, lookup: LookupRules) -> tuple[Discount, ...]:
+        raw = self.docs["discounts"].value["multi_card"]
+        self.unique("discounts", ("multi_card",), raw, "cards")
+        for index, item in enumerate(raw):
+            if item["cards"] not in lookup.card_counts:
+                self.problem("discounts", ("multi_card", index, "cards"),
+                             f"{item['cards']} cards is not one of the lookup card_counts "
+                             f"({', '.join(map(str, lookup.card_counts))})")
+        return tuple(sorted((Discount(item["cards"], _dec(item["percent"])) for item in raw), key=lambda d: d.cards))
+
+    def check_rentable_counts(self, gpus: tuple[Gpu, ...], lookup: LookupRules) -> None:
+        for index, gpu in enumerate(gpus):
+            for count in gpu.rentable_counts or ():
+                if count not in lookup.card_counts:
+                    self.problem("gpus", ("gpus", index, "rentable_counts"),
+                                 f"{count} cards is not one of the lookup card_counts "
+                                 f"({', '.join(map(str, lookup.card_counts))})")
+
+    def check_kv_shape(self, models: tuple[Model, ...], methods: tuple[Method, ...]) -> None:
+        if not any(method.kv_cache for method in methods):
+            return
+        for index, model in enumerate(models):
+            for name in KV_FIELDS:
+                if getattr(model, name) is None:
+                    self.problem("models", ("models", index, name),
+                                 f"missing required field {name!r} (the KV cache formula needs it)")
+
+
+def _dec(value: object) -> Decimal | None:
+    if value is None:
+        return None
+    return value if isinstance(value, Decimal) else Decimal(value)

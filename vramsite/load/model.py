@@ -1,0 +1,245 @@
+"""The typed model of a site's data: what the calculation reads.
+
+Every number is a ``Decimal`` (or an ``int`` for counts). Objects are frozen;
+the loader builds them once from validated YAML.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from ..errors import UnknownId
+
+
+@dataclass(frozen=True)
+class Interconnect:
+    """How a card talks to its neighbours."""
+
+    kind: str
+    gbps: Decimal
+    all_to_all_cards: int | None = None
+    """Cards joined all-to-all by the link (None: PCIe peer-to-peer only)."""
+
+
+@dataclass(frozen=True)
+class Region:
+    id: str
+    stock: int | None = None
+    """Free cards at the last catalogue update, where known."""
+
+
+@dataclass(frozen=True)
+class Gpu:
+    """One rentable card, as its spec sheet states it."""
+
+    id: str
+    name: str
+    vendor: str
+    memory_gb: Decimal
+    memory_type: str
+    bandwidth_gbps: Decimal
+    architecture: str
+    features: frozenset[str]
+    stack: str
+    interconnect: Interconnect
+    ecc: bool = False
+    launched: int | None = None
+    power_w: int | None = None
+    rentable_counts: tuple[int, ...] | None = None
+    """Card counts it can be rented in; None means the lookup rules' default."""
+    regions: tuple[Region, ...] = ()
+    notes: dict[str, str] = field(default_factory=dict, compare=False, hash=False)
+    """Notes per language (URL segment)."""
+
+
+@dataclass(frozen=True)
+class Model:
+    """A reference model size and the shape its KV cache depends on."""
+
+    id: str
+    name: str
+    params_billion: Decimal
+    layers: int | None = None
+    attention: str | None = None
+    attention_heads: int | None = None
+    kv_heads: int | None = None
+    head_dim: int | None = None
+    hidden_size: int | None = None
+    examples: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Precision:
+    """A number format for weights or cache entries."""
+
+    id: str
+    label: str
+    bytes_per_param: Decimal
+    requires_feature: str | None = None
+
+
+@dataclass(frozen=True)
+class Inference:
+    """Defaults for serving a model."""
+
+    context_tokens: int
+    batch: int
+    kv_cache: bool
+    kv_precision: Precision | None
+    overhead_gb: Decimal
+    margin_percent: Decimal
+
+
+@dataclass(frozen=True)
+class Adapter:
+    """The trainable part of LoRA and QLoRA."""
+
+    share_percent: Decimal
+    bytes_per_param: Decimal
+    rank: int | None = None
+
+
+@dataclass(frozen=True)
+class Finetune:
+    """Fine-tuning assumptions."""
+
+    training_state_bytes: tuple[tuple[str, Decimal], ...]
+    """What full fine-tuning keeps per parameter, item by item."""
+    adapter: Adapter | None = None
+    sequence_tokens: int | None = None
+    batch: int | None = None
+    gradient_checkpointing: bool | None = None
+
+
+@dataclass(frozen=True)
+class Method:
+    """One way of using a model, as a memory formula:
+
+    (params × weight bytes + adapter + KV cache) × (1 + margin) + overhead
+    """
+
+    id: str
+    kind: str
+    precision: Precision | None
+    """Weights stored in this format (also sets the hardware rule)."""
+    bytes_per_param: Decimal | None
+    """Weights at a flat rate, where no precision names it."""
+    training_state: bool
+    """Weights cost the full fine-tuning state (finetune.training_state_bytes)."""
+    adapter: bool
+    kv_cache: bool
+    overhead_gb: Decimal
+    margin_percent: Decimal
+    needs_all_to_all: bool
+
+
+@dataclass(frozen=True)
+class LookupRules:
+    """How the grid picks a configuration for a need."""
+
+    columns: tuple[Method, ...]
+    card_counts: tuple[int, ...]
+    selection: str
+    tight_single_gb: Decimal
+    tight_per_card_gb: Decimal
+
+
+@dataclass(frozen=True)
+class Discount:
+    cards: int
+    percent: Decimal
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """Where an hourly price list was read from."""
+
+    source: str
+    gpus: int
+    machines: int
+
+
+@dataclass(frozen=True)
+class Pricing:
+    updated: str
+    """ISO date, optionally with a time (as the editor wrote it)."""
+    currency: str
+    period: str
+    """The unit of ``usd``: month or hour."""
+    usd: dict[str, Decimal | None]
+    """Price per card per period, by GPU id; None: offered, price not published."""
+    hours_per_month: int | None = None
+    minimum_days: int | None = None
+    billing: tuple[str, ...] = ()
+    snapshot: Snapshot | None = None
+
+
+@dataclass(frozen=True)
+class LocaleConfig:
+    """One language: its URL segment, BCP 47 tag and gettext id, kept apart."""
+
+    segment: str
+    tag: str
+    gettext: str
+
+
+@dataclass(frozen=True)
+class Payment:
+    symbol: str
+    name: dict[str, str]
+
+
+@dataclass(frozen=True)
+class SiteRegion:
+    id: str
+    city: str
+
+
+@dataclass(frozen=True)
+class SiteConfig:
+    name: str
+    base_url: str
+    locales: tuple[LocaleConfig, ...]
+    display: dict[str, int]
+    regions: tuple[SiteRegion, ...] = ()
+    payments: tuple[Payment, ...] = ()
+    identity_checks: bool | None = None
+    deploy_seconds: int | None = None
+    node_host_memory_tb: Decimal | None = None
+    marketplace: str | None = None
+
+
+@dataclass(frozen=True)
+class SiteData:
+    """Everything in a site's data/ folder, checked and cross-referenced."""
+
+    site: SiteConfig
+    models: tuple[Model, ...]
+    gpus: tuple[Gpu, ...]
+    precisions: tuple[Precision, ...]
+    inference: Inference
+    finetune: Finetune
+    methods: tuple[Method, ...]
+    lookup: LookupRules
+    pricing: Pricing
+    discounts: tuple[Discount, ...]
+
+    def model(self, model_id: str) -> Model:
+        return _by_id(self.models, model_id, "model")
+
+    def gpu(self, gpu_id: str) -> Gpu:
+        return _by_id(self.gpus, gpu_id, "GPU")
+
+    def precision(self, precision_id: str) -> Precision:
+        return _by_id(self.precisions, precision_id, "precision")
+
+    def method(self, method_id: str) -> Method:
+        return _by_id(self.methods, method_id, "method")
+
+
+def _by_id(items: tuple, wanted: str, what: str):
+    for item in items:
+        if item.id == wanted:
+            return item
+    raise UnknownId(what, wanted, tuple(item.id for item in items))
