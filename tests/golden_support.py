@@ -1,0 +1,48 @@
+"""Reading golden files: every published figure with the expression behind it."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from pathlib import Path
+
+import yaml
+
+from vramsite.calc.figure import Figure
+from vramsite.render.numbers import quantize
+
+GOLDEN = Path(__file__).resolve().parent / "golden"
+
+
+def load_golden(name: str) -> dict:
+    return yaml.safe_load((GOLDEN / name).read_text(encoding="utf-8"))
+
+
+def evaluate(expr: str, guide) -> object:
+    names = {"g": guide, "model": guide.model, "gpu": guide.gpu, "cell": guide.cell, "len": len, "dict": dict}
+    return eval(expr, {"__builtins__": {}}, names)  # noqa: S307 - test data written by us
+
+
+def as_printed(value: object, published: object, decimals: int | None) -> object:
+    """``value`` rounded as the page printed ``published`` (its decimals unless told)."""
+    if isinstance(value, Figure):
+        value = value.value
+    if isinstance(published, bool) or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, (int, Decimal)):
+        places = decimals if decimals is not None else max(0, -Decimal(str(published)).as_tuple().exponent)
+        return quantize(Decimal(value), places)
+    return value
+
+
+def expected(published: object) -> object:
+    if isinstance(published, (bool, str)) and not _is_number(published):
+        return published
+    return Decimal(str(published))
+
+
+def _is_number(text: object) -> bool:
+    try:
+        Decimal(str(text))
+    except ArithmeticError:
+        return False
+    return not isinstance(text, bool)

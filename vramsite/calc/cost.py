@@ -1,0 +1,124 @@
+"""What cards cost: per period, per hour, per week, per order, per GB."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from ..load.model import Discount, Gpu, Pricing
+from .figure import (
+    BANDWIDTH,
+    COUNT,
+    EFFICIENCY,
+    FACTOR,
+    MEMORY,
+    PERCENT,
+    PRICE,
+    RATE,
+    Figure,
+    difference,
+    given,
+    product,
+    quotient,
+)
+
+HOURS_PER_DAY = 24
+DAYS_PER_WEEK = 7
+
+
+def _price_kind(pricing: Pricing) -> str:
+    """A monthly price is a whole-dollar amount; an hourly one is a rate."""
+    return PRICE if pricing.period == "month" else RATE
+
+
+def unit_price(gpu: Gpu, pricing: Pricing) -> Figure | None:
+    """One card for one billing period, as the price list states it."""
+    usd = pricing.usd.get(gpu.id)
+    if usd is None:
+        return None
+    return given(usd, f"USD/{pricing.period}", _price_kind(pricing), "price per card")
+
+
+def monthly_price(gpu: Gpu, pricing: Pricing) -> Figure | None:
+    price = unit_price(gpu, pricing)
+    if price is None or pricing.period == "month":
+        return price
+    if pricing.hours_per_month is None:
+        return None
+    return product(price, _hours_per_month(pricing), unit="USD/month", kind=PRICE, label="price per month")
+
+
+def hourly_price(gpu: Gpu, pricing: Pricing) -> Figure | None:
+    """Price per GPU-hour: a monthly price spread over the month's hours."""
+    price = unit_price(gpu, pricing)
+    if price is None or pricing.period == "hour":
+        return price
+    return quotient(price, _hours_per_month(pricing), unit="USD/hour", kind=RATE, label="price per GPU-hour")
+
+
+def weekly_price(gpu: Gpu, pricing: Pricing) -> Figure | None:
+    """A week at the hourly rate: price per hour × 24 × 7."""
+    hourly = hourly_price(gpu, pricing)
+    if hourly is None:
+        return None
+    return product(hourly, given(HOURS_PER_DAY, "hours", COUNT), given(DAYS_PER_WEEK, "days", COUNT),
+                   unit="USD/week", kind=PRICE, label="price per week")
+
+
+def _hours_per_month(pricing: Pricing) -> Figure:
+    return given(pricing.hours_per_month, "hours", COUNT, "hours per month")
+
+
+def discount_percent(count: int, discounts: tuple[Discount, ...]) -> Figure:
+    for discount in discounts:
+        if discount.cards == count:
+            return given(discount.percent, "%", PERCENT, "discount")
+    return given(0, "%", PERCENT, "discount")
+
+
+def order_price(gpu: Gpu, count: int, pricing: Pricing, discounts: tuple[Discount, ...]) -> Figure | None:
+    """count × price per card × (1 − discount): the price of renting them together."""
+    price = unit_price(gpu, pricing)
+    if price is None:
+        return None
+    discount = discount_percent(count, discounts)
+    if count == 1 or discount.value == 0:
+        return product(given(count, "cards", COUNT), price, unit=price.unit, kind=price.kind, label="order price")
+    kept = difference(given(1), Figure(discount.value / 100, "", FACTOR, "discount", discount.formula),
+                      unit="", kind=FACTOR, label="after discount")
+    return product(given(count, "cards", COUNT), price, kept, unit=price.unit, kind=price.kind, label="order price")
+
+
+def usd_per_gb(gpu: Gpu, pricing: Pricing) -> Figure | None:
+    """Monthly price ÷ memory: what one GB costs for a month."""
+    monthly = monthly_price(gpu, pricing)
+    if monthly is None:
+        return None
+    return quotient(monthly, card_memory(gpu), unit="USD/GB/month", kind=RATE, label="price per GB")
+
+
+def gbps_per_usd(gpu: Gpu, pricing: Pricing) -> Figure | None:
+    """Bandwidth ÷ monthly price: GB/s bought by one dollar a month. Higher is better."""
+    monthly = monthly_price(gpu, pricing)
+    if monthly is None:
+        return None
+    return quotient(card_bandwidth(gpu), monthly, unit="GB/s per USD/month", kind=EFFICIENCY,
+                    label="bandwidth per dollar")
+
+
+def card_memory(gpu: Gpu) -> Figure:
+    return given(gpu.memory_gb, "GB", MEMORY, gpu.name)
+
+
+def card_bandwidth(gpu: Gpu) -> Figure:
+    return given(gpu.bandwidth_gbps, "GB/s", BANDWIDTH, gpu.name)
+
+
+def cheaper_by(cheap: Figure, dear: Figure) -> Figure:
+    """1 − cheap ÷ dear, in percent: how much less the cheap option costs."""
+    ratio = quotient(cheap, dear, unit="", kind=FACTOR)
+    return Figure((1 - ratio.value) * 100, "%", PERCENT, "cheaper by", difference(given(1), ratio).formula)
+
+
+def share_of(part: Figure, whole: Figure) -> Figure:
+    """part ÷ whole, in percent."""
+    return quotient(part, whole, unit="%", kind=PERCENT, label="share", scale=Decimal(100))

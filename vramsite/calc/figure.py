@@ -1,0 +1,107 @@
+"""A number that remembers where it came from.
+
+Every figure the pages print is a ``Figure``: an exact ``Decimal`` value, its
+unit, what kind of quantity it is (the renderer picks decimals by kind), a
+label saying what it is, and the formula that produced it from other figures.
+Inputs read from data have no formula. Nothing here rounds or formats.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+
+# Kinds: the renderer maps each to the number of decimals a site shows.
+MEMORY = "memory"  # GB a configuration needs or offers
+WEIGHTS = "weights"  # GB of weights or adapters: exact products, shown as they are
+KV_CACHE = "kv_cache"  # GB of KV cache
+KV_PER_TOKEN = "kv_per_token"  # MB of KV cache per token
+PRICE = "price"  # whole-dollar amounts: a month, a week, an order
+RATE = "rate"  # dollar rates: per GB, per GPU-hour
+EFFICIENCY = "efficiency"  # GB/s per dollar
+THROUGHPUT = "throughput"  # tokens per second
+BANDWIDTH = "bandwidth"  # GB/s (printed as TB/s from 1,000 up)
+PERCENT = "percent"
+MULTIPLE = "multiple"  # "2.6×"
+COUNT = "count"  # layers, heads, tokens, cards: whole numbers
+FACTOR = "factor"  # bytes per parameter and other exact inputs
+
+
+@dataclass(frozen=True)
+class Formula:
+    """``op`` applied to ``terms`` in order: '+', '−', '×', '÷', 'ceil'."""
+
+    op: str
+    terms: tuple["Figure", ...]
+
+
+@dataclass(frozen=True)
+class Figure:
+    value: Decimal
+    unit: str = ""
+    kind: str = FACTOR
+    label: str = ""
+    formula: Formula | None = None
+
+    def __post_init__(self):
+        if not isinstance(self.value, Decimal):
+            object.__setattr__(self, "value", Decimal(self.value))
+
+    def relabel(self, label: str, kind: str | None = None) -> "Figure":
+        """The same value and formula under another name."""
+        return Figure(self.value, self.unit, kind or self.kind, label, self.formula)
+
+    # Comparisons let content and tests ask "is this bigger than that".
+    def __lt__(self, other: "Figure | Decimal | int") -> bool:
+        return self.value < _value(other)
+
+    def __le__(self, other: "Figure | Decimal | int") -> bool:
+        return self.value <= _value(other)
+
+    def __gt__(self, other: "Figure | Decimal | int") -> bool:
+        return self.value > _value(other)
+
+    def __ge__(self, other: "Figure | Decimal | int") -> bool:
+        return self.value >= _value(other)
+
+
+def _value(other: "Figure | Decimal | int") -> Decimal:
+    return other.value if isinstance(other, Figure) else Decimal(other)
+
+
+def given(value, unit: str = "", kind: str = FACTOR, label: str = "") -> Figure:
+    """An input figure, read from data or fixed by definition."""
+    return Figure(Decimal(value), unit, kind, label)
+
+
+def total(*terms: Figure, unit: str, kind: str, label: str = "") -> Figure:
+    """The sum of the terms; zero terms stay out of the formula."""
+    shown = tuple(term for term in terms if term.value != 0) or terms[:1]
+    return Figure(sum((term.value for term in terms), Decimal(0)), unit, kind, label, Formula("+", shown))
+
+
+def difference(minuend: Figure, subtrahend: Figure, *, unit: str | None = None, kind: str | None = None,
+               label: str = "") -> Figure:
+    return Figure(minuend.value - subtrahend.value, minuend.unit if unit is None else unit,
+                  kind or minuend.kind, label, Formula("−", (minuend, subtrahend)))
+
+
+def product(*terms: Figure, unit: str, kind: str, label: str = "", scale: Decimal = Decimal(1)) -> Figure:
+    """The product of the terms, times ``scale`` (a unit change such as bytes to GB)."""
+    value = Decimal(1)
+    for term in terms:
+        value *= term.value
+    return Figure(value * scale, unit, kind, label, Formula("×", terms))
+
+
+def quotient(numerator: Figure, denominator: Figure, *, unit: str, kind: str, label: str = "",
+             scale: Decimal = Decimal(1)) -> Figure:
+    return Figure(numerator.value / denominator.value * scale, unit, kind, label,
+                  Formula("÷", (numerator, denominator)))
+
+
+def ceiling_quotient(numerator: Figure, denominator: Figure, *, unit: str, label: str = "") -> Figure:
+    """The smallest whole number not below numerator ÷ denominator."""
+    exact = numerator.value / denominator.value
+    whole = exact.to_integral_value(rounding="ROUND_CEILING")
+    return Figure(whole, unit, COUNT, label, Formula("⌈÷⌉", (numerator, denominator)))

@@ -1,0 +1,362 @@
+"""The calculation as one object: what tables and content ask for.
+
+``Guide(data)`` answers every question the pages ask, by name:
+``guide.model("70B").inference("fp8").total``, ``guide.gpu("a40").usd_per_gb``,
+``guide.cell("70B", "infer-int4").choice.price``. Results are cached, so a
+figure asked for by three pages is computed once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from decimal import Decimal
+from functools import cached_property
+
+from ..load.model import Gpu, Method, Model, SiteData
+from . import cost, memory, throughput
+from .figure import COUNT, FACTOR, MEMORY, MULTIPLE, PERCENT, Figure, given, product, quotient
+from .lookup import Lookup, Market, lookup
+
+BYTES_PER_GIB = Decimal(2) ** 30
+
+
+class Guide:
+    def __init__(self, data: SiteData):
+        self.data = data
+        self.sizing = memory.Sizing(data.inference, data.finetune)
+        self.market = Market(data.gpus, data.pricing, data.discounts, data.lookup)
+        self._needs: dict[tuple, memory.MemoryNeed] = {}
+        self._cells: dict[tuple, Lookup] = {}
+
+    # -- lookups by id -----------------------------------------------------
+
+    def model(self, model_id: str) -> "ModelView":
+        return ModelView(self, self.data.model(model_id))
+
+    def gpu(self, gpu_id: str) -> "GpuView":
+        return GpuView(self, self.data.gpu(gpu_id))
+
+    @cached_property
+    def models(self) -> tuple["ModelView", ...]:
+        return tuple(ModelView(self, model) for model in self.data.models)
+
+    @cached_property
+    def gpus(self) -> tuple["GpuView", ...]:
+        return tuple(GpuView(self, gpu) for gpu in self.data.gpus)
+
+    def method(self, method_id: str) -> Method:
+        return self.data.method(method_id)
+
+    def inference_method(self, precision_id: str) -> Method:
+        """The inference method for a precision; one is made from the defaults if the grid has none."""
+        precision = self.data.precision(precision_id)
+        for method in self.data.methods:
+            if method.kind == "inference" and method.precision == precision:
+                return method
+        template = next((m for m in self.data.methods if m.kind == "inference"), None)
+        if template is None:
+            inference = self.data.inference
+            return Method(f"infer-{precision.id}", "inference", precision, None, False, False,
+                          inference.kv_cache, inference.overhead_gb, inference.margin_percent, False)
+        return replace(template, id=f"infer-{precision.id}", precision=precision)
+
+    def bytes_per_param(self, method_id: str) -> Figure:
+        """What one parameter's weights cost under a method (16 B for full fine-tuning)."""
+        return memory.weight_bytes(self.method(method_id), self.sizing)
+
+    # -- memory and the grid -----------------------------------------------
+
+    def need(self, model: Model, method: Method, context: int | None = None,
+             batch: int | None = None) -> memory.MemoryNeed:
+        key = (model.id, method, context, batch)
+        if key not in self._needs:
+            self._needs[key] = memory.method_memory(model, method, self.sizing, context, batch)
+        return self._needs[key]
+
+    def lookup(self, model: Model, method: Method, context: int | None = None, batch: int | None = None,
+               market: Market | None = None) -> Lookup:
+        """The configuration for a model and method; cached for the site's own market."""
+        if market is not None:
+            return lookup(self.need(model, method, context, batch).total, method, market)
+        key = (model.id, method, context, batch)
+        if key not in self._cells:
+            self._cells[key] = lookup(self.need(model, method, context, batch).total, method, self.market)
+        return self._cells[key]
+
+    def cell(self, model_id: str, method_id: str) -> Lookup:
+        """A cell of the lookup grid at the default context and batch."""
+        return self.lookup(self.data.model(model_id), self.data.method(method_id))
+
+    @property
+    def columns(self) -> tuple[Method, ...]:
+        return self.data.lookup.columns
+
+    def grid_cells(self) -> list[tuple[Model, Method, Lookup]]:
+        return [(model, method, self.lookup(model, method))
+                for model in self.data.models for method in self.columns]
+
+    def cells_won_by(self, gpu_id: str) -> list[tuple[Model, Method, Lookup]]:
+        return [cell for cell in self.grid_cells() if cell[2].choice and cell[2].choice.gpu.id == gpu_id]
+
+    def tightest_cell(self) -> tuple[Model, Method, Lookup]:
+        """The single-card grid cell with the least memory to spare."""
+        single = [cell for cell in self.grid_cells() if cell[2].choice and cell[2].choice.count == 1]
+        return min(single, key=lambda cell: cell[2].choice.headroom_per_card.value)
+
+    def cheapest(self, model_id: str, method_id: str, *, context: int | None = None, batch: int | None = None,
+                 stack: str | None = None, max_price: Decimal | None = None, roomy: bool = False) -> Lookup:
+        """The lookup answer under extra conditions: a software stack, a price cap, no tight fit."""
+        gpus = tuple(gpu for gpu in self.data.gpus
+                     if (stack is None or gpu.stack == stack)
+                     and (max_price is None or (self.data.pricing.usd.get(gpu.id) or 0) < max_price))
+        rules = self.data.lookup
+        if roomy:
+            rules = replace(rules, tight_single_gb=Decimal(0), tight_per_card_gb=Decimal(0))
+        market = Market(gpus, self.data.pricing, self.data.discounts, rules)
+        model, method = self.data.model(model_id), self.data.method(method_id)
+        if not roomy:
+            return self.lookup(model, method, context, batch, market)
+        need = self.need(model, method, context, batch).total
+        limit = self.data.lookup.tight_single_gb
+        roomy_gpus = tuple(gpu for gpu in gpus if gpu.memory_gb - need.value >= limit)
+        return lookup(need, method, replace(market, gpus=roomy_gpus))
+
+    # -- the catalogue -----------------------------------------------------
+
+    @property
+    def card_count(self) -> Figure:
+        return given(len(self.data.gpus), "cards", COUNT, "cards")
+
+    def gpus_by_memory(self) -> tuple["GpuView", ...]:
+        """Largest memory first; dearer first among cards of one size."""
+        return tuple(sorted(self.gpus, key=lambda g: (-g.gpu.memory_gb, -(g.price.value if g.price else 0), g.id)))
+
+    def gpus_by_usd_per_gb(self) -> tuple["GpuView", ...]:
+        priced = [g for g in self.gpus if g.usd_per_gb is not None]
+        return tuple(sorted(priced, key=lambda g: (g.usd_per_gb.value, g.id)))
+
+    def gpus_by_gbps_per_usd(self) -> tuple["GpuView", ...]:
+        priced = [g for g in self.gpus if g.gbps_per_usd is not None]
+        return tuple(sorted(priced, key=lambda g: (-g.gbps_per_usd.value, g.id)))
+
+    def cheapest_per_gb(self) -> "GpuView":
+        return self.gpus_by_usd_per_gb()[0]
+
+    def most_gbps_per_usd(self) -> "GpuView":
+        return self.gpus_by_gbps_per_usd()[0]
+
+    def largest_card(self) -> "GpuView":
+        return max(self.gpus, key=lambda g: (g.gpu.memory_gb, g.id))
+
+    def slowest_memory(self) -> "GpuView":
+        return min(self.gpus, key=lambda g: (g.gpu.bandwidth_gbps, g.id))
+
+    def cheapest_card(self) -> "GpuView":
+        priced = [g for g in self.gpus if g.price is not None]
+        return min(priced, key=lambda g: (g.price.value, g.id))
+
+    def fastest_under(self, max_price) -> "GpuView":
+        """The card with the most bandwidth among those priced below ``max_price``."""
+        cap = max_price.value if isinstance(max_price, Figure) else Decimal(max_price)
+        affordable = [g for g in self.gpus if g.price is not None and g.price.value < cap]
+        return max(affordable, key=lambda g: (g.gpu.bandwidth_gbps, g.id))
+
+    def gpus_without(self, feature: str) -> tuple["GpuView", ...]:
+        return tuple(g for g in self.gpus if feature not in g.gpu.features)
+
+    def architectures_with(self, feature: str) -> tuple[str, ...]:
+        """Architectures of the cards that have ``feature``, in data order."""
+        seen: list[str] = []
+        for gpu in self.data.gpus:
+            if feature in gpu.features and gpu.architecture not in seen:
+                seen.append(gpu.architecture)
+        return tuple(seen)
+
+    # -- arithmetic the prose states ---------------------------------------
+
+    @staticmethod
+    def ratio(numerator: Figure, denominator: Figure) -> Figure:
+        """How many times one figure is another: 2.6×."""
+        return quotient(numerator, denominator, unit="×", kind=MULTIPLE, label="ratio")
+
+    @staticmethod
+    def cheaper_by(cheap: Figure, dear: Figure) -> Figure:
+        return cost.cheaper_by(cheap, dear)
+
+    @staticmethod
+    def share(part: Figure, whole: Figure) -> Figure:
+        return cost.share_of(part, whole)
+
+    @staticmethod
+    def gib_shortfall() -> Figure:
+        """How much smaller a size reads in GiB than in GB: 1 − 10⁹ / 2³⁰."""
+        gb = given(10 ** 9, "B", COUNT, "GB")
+        gib = given(BYTES_PER_GIB, "B", COUNT, "GiB")
+        return Figure((1 - gb.value / gib.value) * 100, "%", PERCENT, "GiB shortfall", quotient(
+            gb, gib, unit="", kind=FACTOR).formula)
+
+    @staticmethod
+    def gib_to_gb(gib) -> Figure:
+        """A size in GiB, in decimal GB."""
+        value = gib.value if isinstance(gib, Figure) else Decimal(gib)
+        return Figure(value * BYTES_PER_GIB / 10 ** 9, "GB", MEMORY, "decimal GB")
+
+
+class ModelView:
+    """One reference model, with every figure the pages ask of it."""
+
+    def __init__(self, guide: Guide, model: Model):
+        self.guide, self.model = guide, model
+
+    id = property(lambda self: self.model.id)
+    name = property(lambda self: self.model.name)
+    examples = property(lambda self: self.model.examples)
+    attention = property(lambda self: self.model.attention)
+
+    @property
+    def params(self) -> Figure:
+        return memory.params(self.model)
+
+    @property
+    def layers(self) -> Figure:
+        return given(self.model.layers, "layers", COUNT, "layers")
+
+    @property
+    def kv_heads(self) -> Figure:
+        return given(self.model.kv_heads, "KV heads", COUNT, "KV heads")
+
+    @property
+    def attention_heads(self) -> Figure:
+        return given(self.model.attention_heads, "heads", COUNT, "attention heads")
+
+    @property
+    def head_dim(self) -> Figure:
+        return given(self.model.head_dim, "", COUNT, "head dim")
+
+    @property
+    def kv_width(self) -> Figure:
+        return memory.kv_width(self.model)
+
+    def weights(self, precision_id: str) -> Figure:
+        return memory.weights(self.model, memory.precision_bytes(self.guide.data.precision(precision_id)))
+
+    def _kv_precision(self, kv_precision: str | None):
+        data = self.guide.data
+        return data.precision(kv_precision) if kv_precision else data.inference.kv_precision
+
+    def kv(self, context: int | None = None, batch: int | None = None, kv_precision: str | None = None) -> Figure:
+        inference = self.guide.data.inference
+        return memory.kv_cache(self.model, self._kv_precision(kv_precision),
+                               context or inference.context_tokens, batch or inference.batch)
+
+    def kv_per_token(self, kv_precision: str | None = None) -> Figure:
+        return memory.kv_per_token_mb(self.model, self._kv_precision(kv_precision))
+
+    def need(self, method_id: str, context: int | None = None, batch: int | None = None) -> memory.MemoryNeed:
+        return self.guide.need(self.model, self.guide.method(method_id), context, batch)
+
+    def inference(self, precision_id: str, context: int | None = None,
+                  batch: int | None = None) -> memory.MemoryNeed:
+        return self.guide.need(self.model, self.guide.inference_method(precision_id), context, batch)
+
+    def cell(self, method_id: str) -> Lookup:
+        return self.guide.cell(self.model.id, method_id)
+
+    def decode_ceiling(self, gpu_id: str, precision_id: str, count: int = 1) -> Figure:
+        bandwidth = throughput.combined_bandwidth(self.guide.gpu(gpu_id).bandwidth, count)
+        return throughput.decode_ceiling(bandwidth, self.weights(precision_id))
+
+
+class GpuView:
+    """One card, with its prices and derived figures."""
+
+    def __init__(self, guide: Guide, gpu: Gpu):
+        self.guide, self.gpu = guide, gpu
+
+    id = property(lambda self: self.gpu.id)
+    name = property(lambda self: self.gpu.name)
+    architecture = property(lambda self: self.gpu.architecture)
+    memory_type = property(lambda self: self.gpu.memory_type)
+    stack = property(lambda self: self.gpu.stack)
+    regions = property(lambda self: self.gpu.regions)
+    interconnect_kind = property(lambda self: self.gpu.interconnect.kind)
+
+    def has(self, feature: str) -> bool:
+        return feature in self.gpu.features
+
+    @property
+    def memory(self) -> Figure:
+        return cost.card_memory(self.gpu)
+
+    @property
+    def bandwidth(self) -> Figure:
+        return cost.card_bandwidth(self.gpu)
+
+    @property
+    def link(self) -> Figure:
+        return given(self.gpu.interconnect.gbps, "GB/s", "bandwidth", "card-to-card link")
+
+    @property
+    def launched(self) -> Figure | None:
+        return given(self.gpu.launched, "", COUNT, "launched") if self.gpu.launched else None
+
+    @property
+    def power(self) -> Figure | None:
+        return given(self.gpu.power_w, "W", COUNT, "power") if self.gpu.power_w else None
+
+    @property
+    def stock(self) -> Figure | None:
+        counts = [region.stock for region in self.gpu.regions if region.stock is not None]
+        return given(sum(counts), "cards", COUNT, "free cards") if counts else None
+
+    @property
+    def all_to_all_cards(self) -> Figure | None:
+        reach = self.gpu.interconnect.all_to_all_cards
+        return given(reach, "cards", COUNT, "all-to-all cards") if reach else None
+
+    @property
+    def min_cards(self) -> Figure:
+        counts = self.gpu.rentable_counts or self.guide.data.lookup.card_counts
+        return given(min(counts), "cards", COUNT, "minimum order")
+
+    @property
+    def price(self) -> Figure | None:
+        return cost.unit_price(self.gpu, self.guide.data.pricing)
+
+    @property
+    def monthly(self) -> Figure | None:
+        return cost.monthly_price(self.gpu, self.guide.data.pricing)
+
+    @property
+    def hourly(self) -> Figure | None:
+        return cost.hourly_price(self.gpu, self.guide.data.pricing)
+
+    @property
+    def weekly(self) -> Figure | None:
+        return cost.weekly_price(self.gpu, self.guide.data.pricing)
+
+    @property
+    def usd_per_gb(self) -> Figure | None:
+        return cost.usd_per_gb(self.gpu, self.guide.data.pricing)
+
+    @property
+    def gbps_per_usd(self) -> Figure | None:
+        return cost.gbps_per_usd(self.gpu, self.guide.data.pricing)
+
+    def order(self, count: int) -> Figure | None:
+        """The price of ``count`` cards rented together, discount applied."""
+        return cost.order_price(self.gpu, count, self.guide.data.pricing, self.guide.data.discounts)
+
+    def list_price(self, count: int) -> Figure | None:
+        """``count`` cards at the per-card price, before any discount."""
+        price = self.price
+        return None if price is None else cost.order_price(self.gpu, count, self.guide.data.pricing, ())
+
+    def memory_of(self, count: int) -> Figure:
+        return product(given(count, "cards", COUNT), self.memory, unit="GB", kind=MEMORY, label="memory")
+
+    def bandwidth_of(self, count: int) -> Figure:
+        return throughput.combined_bandwidth(self.bandwidth, count)
+
+    def cells_won(self) -> list:
+        return self.guide.cells_won_by(self.gpu.id)

@@ -1,0 +1,152 @@
+"""Which configuration to rent for a memory need, under the site's rules.
+
+A configuration is N identical cards. It qualifies when the card may be
+rented in that count, has the hardware the method's precision needs, has an
+all-to-all link for that many cards where the method needs one, has a price,
+and holds the need split evenly across the cards. The site's ``selection``
+rule then picks one (see ``LookupRules``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..load.model import Discount, Gpu, LookupRules, Method, Pricing
+from .cost import card_memory, order_price
+from .figure import COUNT, MEMORY, Figure, ceiling_quotient, difference, given, product, quotient
+
+
+@dataclass(frozen=True)
+class Market:
+    """What the lookup chooses from: cards, their prices, and the rules."""
+
+    gpus: tuple[Gpu, ...]
+    pricing: Pricing
+    discounts: tuple[Discount, ...]
+    rules: LookupRules
+
+
+@dataclass(frozen=True)
+class Configuration:
+    gpu: Gpu
+    count: int
+    need_per_card: Figure
+    headroom_per_card: Figure
+    price: Figure
+    tight: bool
+
+    @property
+    def memory(self) -> Figure:
+        return product(given(self.count, "cards", COUNT), card_memory(self.gpu), unit="GB", kind=MEMORY,
+                       label="memory")
+
+    @property
+    def headroom(self) -> Figure:
+        """Memory left over in total, on all cards together."""
+        return product(given(self.count, "cards", COUNT), self.headroom_per_card, unit="GB", kind=MEMORY,
+                       label="headroom")
+
+
+@dataclass(frozen=True)
+class Lookup:
+    """The answer for one need: a configuration, or the nodes it would take."""
+
+    need: Figure
+    method: Method
+    choice: Configuration | None
+    same_class: tuple[Gpu, ...]
+    """Every qualifying card with the chosen card's memory, the chosen one included."""
+    nodes: Figure | None
+    """When nothing fits: full nodes of the largest qualifying card needed."""
+    node_cards: int
+
+    @property
+    def fits(self) -> bool:
+        return self.choice is not None
+
+
+def allowed_counts(gpu: Gpu, rules: LookupRules) -> tuple[int, ...]:
+    return gpu.rentable_counts or rules.card_counts
+
+
+def meets_rules(gpu: Gpu, count: int, method: Method, rules: LookupRules) -> bool:
+    """Hardware and rental rules, leaving aside whether the need fits."""
+    if count not in allowed_counts(gpu, rules):
+        return False
+    feature = method.precision.requires_feature if method.precision else None
+    if feature and feature not in gpu.features:
+        return False
+    if count > 1 and method.needs_all_to_all:
+        reach = gpu.interconnect.all_to_all_cards
+        return reach is not None and reach >= count
+    return True
+
+
+def configuration(need: Figure, gpu: Gpu, count: int, market: Market) -> Configuration | None:
+    """The configuration of ``count`` × ``gpu`` for ``need``, if it has a price."""
+    price = order_price(gpu, count, market.pricing, market.discounts)
+    if price is None:
+        return None
+    cards = given(count, "cards", COUNT)
+    per_card = need if count == 1 else quotient(need, cards, unit="GB", kind=MEMORY, label="per card")
+    headroom = difference(card_memory(gpu), per_card, label="headroom")
+    limit = market.rules.tight_single_gb if count == 1 else market.rules.tight_per_card_gb
+    return Configuration(gpu, count, per_card, headroom, price, headroom.value < limit)
+
+
+def candidates(need: Figure, method: Method, market: Market) -> list[Configuration]:
+    """Every priced configuration that meets the rules and holds the need."""
+    found = []
+    for gpu in market.gpus:
+        for count in allowed_counts(gpu, market.rules):
+            if not meets_rules(gpu, count, method, market.rules):
+                continue
+            if need.value > gpu.memory_gb * count:
+                continue
+            option = configuration(need, gpu, count, market)
+            if option is not None:
+                found.append(option)
+    return found
+
+
+def _cheapest_key(option: Configuration) -> tuple:
+    return (option.count > 1, option.price.value, option.count, -option.headroom_per_card.value, option.gpu.id)
+
+
+def _smallest_fit_key(option: Configuration) -> tuple:
+    return (option.count, option.gpu.memory_gb, option.price.value, option.gpu.id)
+
+
+SELECTIONS = {"cheapest": _cheapest_key, "smallest_fit": _smallest_fit_key}
+"""The selection rules a site can name in sizing.yaml (lookup.selection)."""
+
+
+def lookup(need: Figure, method: Method, market: Market) -> Lookup:
+    options = candidates(need, method, market)
+    node_cards = max(market.rules.card_counts)
+    if not options:
+        return Lookup(need, method, None, (), _nodes_needed(need, method, market, node_cards), node_cards)
+    choice = min(options, key=SELECTIONS[market.rules.selection])
+    return Lookup(need, method, choice, _same_class(choice, method, market), None, node_cards)
+
+
+def _same_class(choice: Configuration, method: Method, market: Market) -> tuple[Gpu, ...]:
+    """Qualifying cards of the chosen card's memory size, priced or not, in data order."""
+    return tuple(
+        gpu for gpu in market.gpus
+        if gpu.memory_gb == choice.gpu.memory_gb and meets_rules(gpu, choice.count, method, market.rules)
+    )
+
+
+def _nodes_needed(need: Figure, method: Method, market: Market, node_cards: int) -> Figure | None:
+    """Full nodes of the largest card that could form one, to hold ``need``."""
+    eligible = [
+        gpu for gpu in market.gpus
+        if meets_rules(gpu, node_cards, method, market.rules) and market.pricing.usd.get(gpu.id) is not None
+    ]
+    if not eligible:
+        return None
+    largest = max(eligible, key=lambda gpu: (gpu.memory_gb, gpu.id))
+    node_memory = product(given(node_cards, "cards", COUNT), card_memory(largest), unit="GB", kind=MEMORY,
+                          label="node memory")
+    return ceiling_quotient(need, node_memory, unit="nodes", label="nodes")

@@ -1,0 +1,138 @@
+"""How much memory a model needs: weights, KV cache, and whole methods.
+
+Sizes are decimal GB: billions of parameters × bytes per parameter = GB.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+
+from ..load.model import Finetune, Inference, Method, Model, Precision
+from .figure import (
+    COUNT,
+    FACTOR,
+    KV_CACHE,
+    KV_PER_TOKEN,
+    MEMORY,
+    PERCENT,
+    WEIGHTS,
+    Figure,
+    given,
+    product,
+    total,
+)
+
+BYTES_PER_GB = Decimal(10) ** 9
+BYTES_PER_MB = Decimal(10) ** 6
+KEYS_AND_VALUES = given(2, "", FACTOR, "keys and values")
+
+
+def params(model: Model) -> Figure:
+    return given(model.params_billion, "B params", FACTOR, "parameters")
+
+
+def weights(model: Model, bytes_per_param: Figure) -> Figure:
+    """Parameters (billions) × bytes per parameter = GB."""
+    return product(params(model), bytes_per_param, unit="GB", kind=WEIGHTS, label="weights")
+
+
+def precision_bytes(precision: Precision) -> Figure:
+    return given(precision.bytes_per_param, "B/param", FACTOR, precision.label)
+
+
+def training_state_bytes(finetune: Finetune) -> Figure:
+    """Bytes per parameter that full fine-tuning keeps: the sum of its items."""
+    items = [given(value, "B/param", FACTOR, name) for name, value in finetune.training_state_bytes]
+    return total(*items, unit="B/param", kind=FACTOR, label="training state")
+
+
+def kv_width(model: Model) -> Figure:
+    """KV heads × head dimension: the width of one layer's keys (or values)."""
+    return product(given(model.kv_heads, "KV heads", COUNT), given(model.head_dim, "head dim", COUNT),
+                   unit="", kind=COUNT, label="KV width")
+
+
+def kv_bytes_per_token(model: Model, kv_precision: Precision) -> Figure:
+    """2 × layers × KV heads × head dim × bytes per element, in bytes."""
+    return product(
+        KEYS_AND_VALUES,
+        given(model.layers, "layers", COUNT),
+        given(model.kv_heads, "KV heads", COUNT),
+        given(model.head_dim, "head dim", COUNT),
+        given(kv_precision.bytes_per_param, "B", FACTOR, "bytes per element"),
+        unit="B", kind=COUNT, label="KV cache per token",
+    )
+
+
+def kv_per_token_mb(model: Model, kv_precision: Precision) -> Figure:
+    per_token = kv_bytes_per_token(model, kv_precision)
+    return Figure(per_token.value / BYTES_PER_MB, "MB", KV_PER_TOKEN, "KV cache per token", per_token.formula)
+
+
+def kv_cache(model: Model, kv_precision: Precision, context_tokens: int, batch: int) -> Figure:
+    """2 × layers × KV heads × head dim × bytes × context × batch, in GB."""
+    return product(
+        KEYS_AND_VALUES,
+        given(model.layers, "layers", COUNT),
+        given(model.kv_heads, "KV heads", COUNT),
+        given(model.head_dim, "head dim", COUNT),
+        given(kv_precision.bytes_per_param, "B", FACTOR, "bytes per element"),
+        given(context_tokens, "tokens", COUNT, "context"),
+        given(batch, "batch", COUNT, "batch"),
+        unit="GB", kind=KV_CACHE, label="KV cache", scale=1 / BYTES_PER_GB,
+    )
+
+
+@dataclass(frozen=True)
+class MemoryNeed:
+    """A method's memory, term by term; ``total`` is what must fit."""
+
+    weights: Figure
+    adapter: Figure
+    kv_cache: Figure
+    margin: Figure
+    overhead: Figure
+    total: Figure
+
+
+@dataclass(frozen=True)
+class Sizing:
+    """The assumptions a method's formula draws on."""
+
+    inference: Inference
+    finetune: Finetune
+
+
+def weight_bytes(method: Method, sizing: Sizing) -> Figure:
+    if method.training_state:
+        return training_state_bytes(sizing.finetune)
+    if method.precision is not None:
+        return precision_bytes(method.precision)
+    return given(method.bytes_per_param, "B/param", FACTOR, "bytes per parameter")
+
+
+def adapter_memory(model: Model, sizing: Sizing) -> Figure:
+    """Trainable adapter parameters × their bytes with gradient and optimizer state."""
+    adapter = sizing.finetune.adapter
+    share = given(adapter.share_percent / 100, "", FACTOR, "adapter share")
+    return product(params(model), share, given(adapter.bytes_per_param, "B/param", FACTOR, "adapter state"),
+                   unit="GB", kind=WEIGHTS, label="adapter")
+
+
+def method_memory(model: Model, method: Method, sizing: Sizing,
+                  context_tokens: int | None = None, batch: int | None = None) -> MemoryNeed:
+    """(weights + adapter + KV cache) × (1 + margin) + overhead, in GB."""
+    zero = given(0, "GB", MEMORY)
+    the_weights = weights(model, weight_bytes(method, sizing))
+    adapter = adapter_memory(model, sizing) if method.adapter else zero
+    cache = zero
+    if method.kv_cache:
+        cache = kv_cache(model, sizing.inference.kv_precision,
+                         context_tokens or sizing.inference.context_tokens, batch or sizing.inference.batch)
+    subtotal = total(the_weights, adapter, cache, unit="GB", kind=MEMORY, label="subtotal")
+    margin = product(subtotal, given(method.margin_percent, "%", PERCENT, "margin"),
+                     unit="GB", kind=MEMORY, label="margin", scale=Decimal("0.01"))
+    overhead = given(method.overhead_gb, "GB", MEMORY, "runtime overhead")
+    need = total(the_weights, adapter, cache, margin, overhead, unit="GB", kind=MEMORY, label="total")
+    return MemoryNeed(the_weights, adapter, cache, margin, overhead, need)

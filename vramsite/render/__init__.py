@@ -1,0 +1,1 @@
+"""Tables and content -> HTML and Markdown, per locale."""

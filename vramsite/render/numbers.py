@@ -1,0 +1,58 @@
+"""Rounding and number formatting: the one place a figure becomes text.
+
+The rounding rule of every page: a figure is rounded half up (away from
+zero at exactly .5: 18.625 -> 18.63, 0.125 -> 0.13, 2.5 -> 3) to the number
+of decimals its kind is shown with, and only when it is printed. Babel then
+groups digits for the locale; it never rounds again, because the value it
+gets already has exactly the decimals of the pattern.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal
+
+from babel.numbers import format_decimal
+
+ROUNDING = ROUND_HALF_UP
+
+
+def quantize(value: Decimal, decimals: int) -> Decimal:
+    """``value`` rounded half up to ``decimals`` places."""
+    return Decimal(value).quantize(Decimal(1).scaleb(-decimals), rounding=ROUNDING)
+
+
+@dataclass(frozen=True)
+class DisplaySpec:
+    """How many decimals a kind of figure is shown with.
+
+    ``trim`` drops trailing zeros (3.5 GB, 28 GB); ``below_10`` gives small
+    values their own count (9.6 GB beside 19 GB).
+    """
+
+    decimals: int
+    trim: bool = False
+    below_10: int | None = None
+
+    def decimals_for(self, value: Decimal) -> int:
+        if self.below_10 is not None and abs(quantize(value, self.decimals)) < 10:
+            return self.below_10
+        return self.decimals
+
+    @classmethod
+    def from_data(cls, raw) -> "DisplaySpec":
+        if isinstance(raw, int):
+            return cls(raw)
+        return cls(raw["decimals"], raw.get("trim", False), raw.get("below_10"))
+
+
+def rounded(value: Decimal, spec: DisplaySpec) -> Decimal:
+    """The value a reader sees, as a number (what golden tests compare)."""
+    return quantize(value, spec.decimals_for(value))
+
+
+def format_number(value: Decimal, spec: DisplaySpec, locale: str) -> str:
+    """Round by ``spec`` and group digits for ``locale`` (a gettext id such as zh_CN)."""
+    decimals = spec.decimals_for(value)
+    pattern = "#,##0" + ("." + ("#" if spec.trim else "0") * decimals if decimals else "")
+    return format_decimal(quantize(value, decimals), format=pattern, locale=locale)
