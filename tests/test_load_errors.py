@@ -1,0 +1,105 @@
+"""Bad data gets one clear line per problem: file, line, field, message."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from vramsite.errors import InputError
+from vramsite.load import load_site
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def edit(root: Path, name: str, old: str, new: str) -> int:
+    """Replace ``old`` by ``new`` once in data/<name>; return the line where ``new`` starts."""
+    path = root / "data" / name
+    text = path.read_text(encoding="utf-8")
+    assert text.count(old) == 1, f"{old!r} must occur once in {name}"
+    before = text.index(old)
+    path.write_text(text.replace(old, new), encoding="utf-8")
+    return text[:before].count("\n") + 1
+
+
+def problems_of(root: Path) -> list:
+    with pytest.raises(InputError) as caught:
+        load_site(root)
+    return caught.value.problems
+
+
+CASES = [
+    # (id, file, old, new, field, words in the message)
+    ("unknown key", "gpus.yaml", "    memory_type: HBM3e\n    bandwidth_gbps: 4800",
+     "    memory_type: HBM3e\n    bandwith_gbps: 4800", "gpus[h200-sxm].bandwith_gbps", "unknown key",
+     "    bandwith_gbps"),
+    ("missing field", "gpus.yaml", "    bandwidth_gbps: 696\n", "", "gpus[a40].bandwidth_gbps", "missing required field",
+     "  - id: a40\n"),
+    ("wrong type", "models.yaml", "    layers: 80\n", "    layers: eighty\n", "models[70B].layers", "expected a whole number"),
+    ("string for a number", "prices.yaml", "{gpu: a40, usd: 240}", "{gpu: a40, usd: '240'}",
+     "prices[a40].usd", "expected a number"),
+    ("zero memory", "gpus.yaml", "    memory_gb: 192\n", "    memory_gb: 0\n", "gpus[mi300x].memory_gb", "greater than 0"),
+    ("negative price", "prices.yaml", "{gpu: l4, usd: 250}", "{gpu: l4, usd: -250}", "prices[l4].usd", "greater than 0"),
+    ("absurd size", "models.yaml", "    params_billion: 405\n", "    params_billion: 405000000\n",
+     "models[405B].params_billion", "at most"),
+    ("duplicate id", "gpus.yaml", "  - id: rtx-a5000\n", "  - id: rtx-3090\n", "gpus[rtx-3090].id", "duplicate id"),
+    ("price for unknown card", "prices.yaml", "{gpu: a40, usd: 240}", "{gpu: a41, usd: 240}",
+     "prices[a41].gpu", "unknown card"),
+    ("unknown precision", "sizing.yaml", "{id: infer-fp8, kind: inference, precision: fp8}",
+     "{id: infer-fp8, kind: inference, precision: fp6}", "methods[infer-fp8].precision", "unknown precision"),
+    ("unknown method column", "sizing.yaml", "columns: [infer-bf16,", "columns: [infer-bf32,",
+     "lookup.columns[0]", "unknown method"),
+    ("unknown region", "gpus.yaml", "{id: DFW-1, stock: 8}", "{id: DFW-9, stock: 8}",
+     "gpus[mi300x].regions[DFW-9].id", "unknown region"),
+]
+
+
+def line_of(root: Path, name: str, text: str) -> int:
+    content = (root / "data" / name).read_text(encoding="utf-8")
+    return content[: content.index(text)].count("\n") + 1
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case[0] for case in CASES])
+def test_problem_names_file_line_and_field(site_copy, case):
+    _, name, old, new, field, words, *at = case
+    line = edit(site_copy, name, old, new)
+    if at:  # where the edit spans lines, or removes a field (reported at its entry)
+        line = line_of(site_copy, name, at[0])
+    found = problems_of(site_copy)
+    matching = [p for p in found if p.file == f"data/{name}" and p.field == field]
+    assert matching, f"no problem for {field}; got {[str(p) for p in found]}"
+    problem = matching[0]
+    assert words in problem.message
+    assert problem.line == line, str(problem)
+    assert str(problem).startswith(f"data/{name}:{line}: {field}: ")
+
+
+def test_card_without_price(site_copy):
+    edit(site_copy, "prices.yaml", "  - {gpu: l4, usd: 250}\n", "")
+    found = problems_of(site_copy)
+    assert any(p.file == "data/prices.yaml" and p.field == "prices[l4]" and "has no price" in p.message
+               and "gpus.yaml line" in p.message for p in found)
+
+
+def test_every_problem_of_a_run_is_reported_at_once(site_copy):
+    edit(site_copy, "gpus.yaml", "    memory_gb: 192\n", "    memory_gb: -1\n")
+    edit(site_copy, "prices.yaml", "{gpu: l4, usd: 250}", "{gpu: l4, usd: 0}")
+    edit(site_copy, "models.yaml", "    layers: 80\n", "    layers: 80\n    colour: red\n")
+    fields = {p.field for p in problems_of(site_copy)}
+    assert {"gpus[mi300x].memory_gb", "prices[l4].usd", "models[70B].colour"} <= fields
+
+
+def test_missing_kv_shape_is_reported_where_the_formula_needs_it(site_copy):
+    edit(site_copy, "models.yaml", "    layers: 126\n", "")
+    found = problems_of(site_copy)
+    assert any(p.field == "models[405B].layers" and "KV cache" in p.message for p in found)
+
+
+def test_build_exits_non_zero_with_the_messages(site_copy):
+    edit(site_copy, "gpus.yaml", "    memory_gb: 192\n", "    memory_gb: 0\n")
+    run = subprocess.run([sys.executable, str(ROOT / "build.py"), "--site", str(site_copy)],
+                         capture_output=True, text=True)
+    assert run.returncode == 1
+    assert "data/gpus.yaml:" in run.stderr and "gpus[mi300x].memory_gb: must be greater than 0" in run.stderr
