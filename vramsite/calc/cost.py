@@ -88,6 +88,15 @@ def order_price(gpu: Gpu, count: int, pricing: Pricing, discounts: tuple[Discoun
     return product(given(count, "cards", COUNT), price, kept, unit=price.unit, kind=price.kind, label="order price")
 
 
+def per_card_hour(order: Figure, count: int, pricing: Pricing) -> Figure:
+    """An order's price per card per hour: order ÷ cards (÷ hours per month for monthly prices)."""
+    cards = given(count, "cards", COUNT)
+    if pricing.period == "hour":
+        return quotient(order, cards, unit="USD/hour", kind=RATE, label="price per GPU-hour")
+    hours = product(cards, _hours_per_month(pricing), unit="hours", kind=COUNT, label="card-hours per month")
+    return quotient(order, hours, unit="USD/hour", kind=RATE, label="price per GPU-hour")
+
+
 def usd_per_gb(gpu: Gpu, pricing: Pricing) -> Figure | None:
     """Monthly price ÷ memory: what one GB costs for a month."""
     monthly = monthly_price(gpu, pricing)
@@ -106,11 +115,11 @@ def gbps_per_usd(gpu: Gpu, pricing: Pricing) -> Figure | None:
 
 
 def card_memory(gpu: Gpu) -> Figure:
-    return given(gpu.memory_gb, "GB", MEMORY, gpu.name)
+    return given(gpu.memory_gb, "GB", MEMORY, "card memory")
 
 
 def card_bandwidth(gpu: Gpu) -> Figure:
-    return given(gpu.bandwidth_gbps, "GB/s", BANDWIDTH, gpu.name)
+    return given(gpu.bandwidth_gbps, "GB/s", BANDWIDTH, "bandwidth")
 
 
 def cheaper_by(cheap: Figure, dear: Figure) -> Figure:

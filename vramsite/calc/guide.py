@@ -56,9 +56,49 @@ class Guide:
         template = next((m for m in self.data.methods if m.kind == "inference"), None)
         if template is None:
             inference = self.data.inference
-            return Method(f"infer-{precision.id}", "inference", precision, None, False, False,
+            return Method(f"infer-{precision.id}", "Inference {precision}", "inference", precision, None, False, False,
                           inference.kv_cache, inference.overhead_gb, inference.margin_percent, False)
         return replace(template, id=f"infer-{precision.id}", precision=precision)
+
+    # -- assumptions as figures (for prose) --------------------------------
+
+    @property
+    def overhead(self) -> Figure:
+        return given(self.data.inference.overhead_gb, "GB", MEMORY, "runtime overhead")
+
+    @property
+    def context_tokens(self) -> Figure:
+        return given(self.data.inference.context_tokens, "tokens", COUNT, "context")
+
+    @property
+    def batch(self) -> Figure:
+        return given(self.data.inference.batch, "", COUNT, "batch")
+
+    @property
+    def tight_single(self) -> Figure:
+        return given(self.data.lookup.tight_single_gb, "GB", MEMORY, "tight on one card")
+
+    @property
+    def tight_per_card(self) -> Figure:
+        return given(self.data.lookup.tight_per_card_gb, "GB", MEMORY, "tight per card")
+
+    @property
+    def kv_factor(self) -> Figure:
+        """The leading 2 of the KV cache formula: keys and values."""
+        return memory.KEYS_AND_VALUES
+
+    @property
+    def bytes_per_gb(self) -> Figure:
+        return given(memory.BYTES_PER_GB, "B", COUNT, "bytes per GB")
+
+    @cached_property
+    def training_state(self) -> dict[str, Figure]:
+        """Full fine-tuning's bytes per parameter, item by item (weights, gradients, ...)."""
+        return {name: given(value, "B", FACTOR, name.replace("_", " "))
+                for name, value in self.data.finetune.training_state_bytes}
+
+    def precision_bytes(self, precision_id: str) -> Figure:
+        return memory.precision_bytes(self.data.precision(precision_id))
 
     def bytes_per_param(self, method_id: str) -> Figure:
         """What one parameter's weights cost under a method (16 B for full fine-tuning)."""
@@ -298,7 +338,7 @@ class GpuView:
 
     @property
     def launched(self) -> Figure | None:
-        return given(self.gpu.launched, "", COUNT, "launched") if self.gpu.launched else None
+        return given(self.gpu.launched, "year", COUNT, "launched") if self.gpu.launched else None
 
     @property
     def power(self) -> Figure | None:

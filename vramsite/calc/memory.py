@@ -11,6 +11,7 @@ from decimal import Decimal
 from ..load.model import Finetune, Inference, Method, Model, Precision
 from .figure import (
     COUNT,
+    Formula,
     FACTOR,
     KV_CACHE,
     KV_PER_TOKEN,
@@ -43,7 +44,7 @@ def precision_bytes(precision: Precision) -> Figure:
 
 def training_state_bytes(finetune: Finetune) -> Figure:
     """Bytes per parameter that full fine-tuning keeps: the sum of its items."""
-    items = [given(value, "B/param", FACTOR, name) for name, value in finetune.training_state_bytes]
+    items = [given(value, "B/param", FACTOR, name.replace("_", " ")) for name, value in finetune.training_state_bytes]
     return total(*items, unit="B/param", kind=FACTOR, label="training state")
 
 
@@ -136,3 +137,26 @@ def method_memory(model: Model, method: Method, sizing: Sizing,
     overhead = given(method.overhead_gb, "GB", MEMORY, "runtime overhead")
     need = total(the_weights, adapter, cache, margin, overhead, unit="GB", kind=MEMORY, label="total")
     return MemoryNeed(the_weights, adapter, cache, margin, overhead, need)
+
+
+def max_context(model: Model, method: Method, sizing: Sizing, memory_gb: Decimal, batch: int | None = None) -> Figure | None:
+    """The longest context (whole tokens) whose KV cache still fits ``memory_gb`` beside the rest.
+
+    From total = (weights + adapter + kv) × (1 + margin) + overhead ≤ memory:
+    kv ≤ (memory − overhead) ÷ (1 + margin) − weights − adapter, and
+    context = kv ÷ (KV bytes per token × batch). None when the method counts
+    no KV cache, or when the rest alone does not fit.
+    """
+    if not method.kv_cache:
+        return None
+    batch = batch or sizing.inference.batch
+    need = method_memory(model, method, sizing, context_tokens=1, batch=batch)
+    room = (memory_gb - need.overhead.value) / (1 + method.margin_percent / 100) - need.weights.value - need.adapter.value
+    if room <= 0:
+        return None
+    room_gb = Figure(room, "GB", KV_CACHE, "room for the KV cache")
+    per_token = kv_per_token_mb(model, sizing.inference.kv_precision)
+    per_sequence = product(per_token, given(batch, "batch", COUNT), unit="MB", kind=KV_PER_TOKEN,
+                           label="KV cache per token")
+    tokens = (room * BYTES_PER_GB / BYTES_PER_MB / per_sequence.value).to_integral_value(rounding="ROUND_FLOOR")
+    return Figure(tokens, "tokens", COUNT, "longest context", Formula("⌊÷⌋", (room_gb, per_sequence)))

@@ -249,6 +249,7 @@ class _Checker:
                 self.problem("sizing", path + ("kv_cache",), "kv_cache needs inference.kv_precision")
             methods.append(Method(
                 id=item["id"],
+                label=item["label"],
                 kind=item["kind"],
                 precision=precision,
                 bytes_per_param=_dec(item.get("bytes_per_param")),
@@ -295,7 +296,7 @@ class _Checker:
         for index, gpu in enumerate(gpus):
             if gpu.id not in priced:
                 self.problems.append(Problem(
-                    self.docs["prices"].name, None, f"prices[{gpu.id}]",
+                    self.docs["prices"].name, self.docs["prices"].line_of(("prices",)), f"prices[{gpu.id}]",
                     f"card {gpu.id!r} (gpus.yaml line {gpus_doc.line_of(('gpus', index))}) has no price",
                 ))
         if raw["period"] == "month" and "hours_per_month" not in raw:

@@ -120,6 +120,8 @@ class Method:
     """
 
     id: str
+    label: str
+    """Column heading: a UI string (msgid); {precision} is the precision's label."""
     kind: str
     precision: Precision | None
     """Weights stored in this format (also sets the hardware rule)."""

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import yaml
 
-from ..errors import InputError, Problem, field_path
+from ..errors import InputError, Problem
 
 _STR = "tag:yaml.org,2002:str"
 _INT = "tag:yaml.org,2002:int"
@@ -60,9 +60,13 @@ def read_yaml(path: Path, name: str) -> YamlDocument:
         raise InputError([Problem(name, 1, "", "the file holds no data, only comments")])
     builder = _Builder(name)
     value = builder.build(node, ())
+    document = YamlDocument(name, value, builder.lines)
     if builder.problems:
-        raise InputError(builder.problems)
-    return YamlDocument(name, value, builder.lines)
+        from .schema import readable_path  # schema.py imports this module
+
+        raise InputError([Problem(name, line, readable_path(document, path), message)
+                          for path, line, message in builder.problems])
+    return document
 
 
 def _decode(raw: bytes, name: str) -> str:
@@ -83,6 +87,8 @@ def _syntax_problem(error: yaml.MarkedYAMLError, name: str) -> Problem:
         problem = "a tab character; indent YAML with spaces"
     elif "\t" in problem or "'\\t'" in problem:
         problem = "a tab character; indent YAML with spaces"
+    elif error.context and error.context_mark is not None and error.context_mark.line + 1 != line:
+        problem += f" ({error.context} that starts at line {error.context_mark.line + 1})"
     return Problem(name, line, "", f"YAML syntax error: {problem}")
 
 
@@ -92,7 +98,8 @@ class _Builder:
     def __init__(self, name: str):
         self.name = name
         self.lines: dict[tuple, int] = {}
-        self.problems: list[Problem] = []
+        self.problems: list[tuple[tuple, int, str]] = []
+        """(path, line, message): fields are named once the whole file is built (gpus[a40].name)."""
         self._scalars = yaml.SafeLoader("")
 
     def build(self, node: yaml.Node, path: tuple) -> object:
@@ -106,7 +113,7 @@ class _Builder:
     def _refuse_tag(self, node: yaml.Node, path: tuple, expected: str) -> bool:
         if node.tag == expected:
             return False
-        self._problem(path, node, f"YAML tag {node.tag!r} is not allowed; data files take plain values only")
+        self._problem(path, node, f"YAML tag {_short_tag(node.tag)!r} is not allowed; data files take plain values only")
         return True
 
     def _mapping(self, node: yaml.MappingNode, path: tuple) -> dict | None:
@@ -143,7 +150,7 @@ class _Builder:
             return self._decimal(node, path)
         if tag in (_INT, _BOOL, _NULL):
             return self._scalars.construct_object(node, deep=True)
-        self._problem(path, node, f"YAML tag {tag!r} is not allowed; data files take plain values only")
+        self._problem(path, node, f"YAML tag {_short_tag(tag)!r} is not allowed; data files take plain values only")
         return None
 
     def _decimal(self, node: yaml.ScalarNode, path: tuple) -> Decimal | None:
@@ -158,4 +165,10 @@ class _Builder:
         return number
 
     def _problem(self, path: tuple, node: yaml.Node, message: str) -> None:
-        self.problems.append(Problem(self.name, node.start_mark.line + 1, field_path(path), message))
+        self.problems.append((path, node.start_mark.line + 1, message))
+
+
+def _short_tag(tag: str) -> str:
+    """'tag:yaml.org,2002:python/object' as written in the file: '!!python/object'."""
+    prefix = "tag:yaml.org,2002:"
+    return "!!" + tag[len(prefix):] if tag.startswith(prefix) else tag
