@@ -53,10 +53,14 @@ def _site_option(parser: argparse.ArgumentParser) -> None:
 
 
 def _build(args) -> int:
-    from .load import load_site
+    from .publish.site import SiteBuild
+    from .publish.writer import write_site
 
-    load_site(args.site)
-    print(f"data of {args.site} is valid")
+    out = args.out or args.site / "site"
+    files = SiteBuild(args.site).render()
+    report = write_site(files, out)
+    print(f"built {len(files)} files into {out}: {len(report.written)} written, "
+          f"{len(report.removed)} removed, {report.unchanged} unchanged")
     return 0
 
 

@@ -1,0 +1,1 @@
+"""Pages -> site/: routing, assembling every output file, writing them safely."""

@@ -1,0 +1,186 @@
+"""Content files: front matter plus Markdown whose figures are expressions.
+
+``content/<segment>/<page>.md``::
+
+    ---
+    title: How much VRAM do I need?
+    description: ...
+    ---
+    A 70B model at FP8 needs about {{ model("70B").inference("fp8").total | fig }}.
+
+Each file is compiled once (a sandboxed Jinja template) and rendered twice:
+for the HTML page, where figures carry their derivation, and for the
+Markdown twin. Errors name the content file and its line.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+from jinja2 import StrictUndefined, TemplateNotFound, TemplateSyntaxError
+from jinja2.sandbox import SandboxedEnvironment
+from markupsafe import Markup
+
+from ..errors import InputError, Problem, UnknownId
+
+FRONT_MATTER_KEYS = {"title": True, "description": True, "lead": False}
+"""Front matter fields: name -> required."""
+
+
+@dataclass(frozen=True)
+class ContentFile:
+    name: str
+    """Path as messages show it: content/en/vram.md."""
+    meta: dict[str, str]
+    body_line: int
+    """Line of the file where the body starts (for messages)."""
+    template: object
+    """The compiled body."""
+    meta_templates: dict[str, object]
+
+
+def content_environment() -> SandboxedEnvironment:
+    """One environment for all content: autoescaped, strict about undefined names.
+
+    Comments are {## ... ##}: {#id} belongs to headings (see markdown.heading_ids).
+    """
+    return SandboxedEnvironment(autoescape=True, undefined=StrictUndefined, keep_trailing_newline=True,
+                                trim_blocks=True, lstrip_blocks=True,
+                                comment_start_string="{##", comment_end_string="##}")
+
+
+def read_content(path: Path, name: str, env: SandboxedEnvironment) -> ContentFile:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as error:
+        raise InputError([Problem(name, None, "", f"not UTF-8 text ({error.reason})")]) from None
+    meta, body, body_line = split_front_matter(text, name)
+    try:
+        template = env.from_string(body)
+        meta_templates = {key: env.from_string(value) for key, value in meta.items()}
+    except TemplateSyntaxError as error:
+        line = body_line + (error.lineno or 1) - 1
+        raise InputError([Problem(name, line, "", f"template syntax error: {error.message}")]) from None
+    return ContentFile(name, meta, body_line, template, meta_templates)
+
+
+def split_front_matter(text: str, name: str) -> tuple[dict, str, int]:
+    if not text.startswith("---\n"):
+        raise InputError([Problem(name, 1, "", "missing front matter: start the file with a --- line")])
+    end = text.find("\n---\n", 3)
+    if end < 0:
+        raise InputError([Problem(name, 1, "", "front matter is not closed by a --- line")])
+    raw = text[4:end]
+    try:
+        meta = yaml.safe_load(raw) or {}
+    except yaml.MarkedYAMLError as error:
+        line = (error.problem_mark.line + 2) if error.problem_mark else 1
+        raise InputError([Problem(name, line, "", f"front matter: {error.problem}")]) from None
+    problems = []
+    if not isinstance(meta, dict):
+        raise InputError([Problem(name, 2, "", "front matter must be key: value lines")])
+    for key in meta:
+        if key not in FRONT_MATTER_KEYS:
+            problems.append(Problem(name, _line_of_key(raw, key), key,
+                                    f"unknown key {key!r} (allowed: {', '.join(FRONT_MATTER_KEYS)})"))
+        elif not isinstance(meta[key], str):
+            problems.append(Problem(name, _line_of_key(raw, key), key, "expected text"))
+    for key, required in FRONT_MATTER_KEYS.items():
+        if required and key not in meta:
+            problems.append(Problem(name, 1, key, f"missing required field {key!r}"))
+    if problems:
+        raise InputError(problems)
+    body_line = text[: end + 5].count("\n") + 1
+    return meta, text[end + 5:], body_line
+
+
+def _line_of_key(raw: str, key: str) -> int:
+    for number, line in enumerate(raw.split("\n"), start=2):
+        if line.startswith(f"{key}:"):
+            return number
+    return 2
+
+
+def render_content(file: ContentFile, template, context: dict, first_line: int | None = None) -> str:
+    """Render one compiled part of a content file, turning failures into a Problem."""
+    try:
+        return template.render(context)
+    except InputError:
+        raise
+    except Exception as error:  # noqa: BLE001 - every failure becomes a located message
+        line = _template_line(error)
+        base = file.body_line if first_line is None else first_line
+        where = None if line is None else base + line - 1
+        layout, layout_line = _layout_frame(error)
+        if isinstance(error, (TemplateSyntaxError, TemplateNotFound)) or layout is not None:
+            # The failure is in a layout template the content called (a table's partial): name that file.
+            called = file.name if where is None else f"{file.name}:{where}"
+            raise InputError([layout_problem(error, "", called_from=called)]) from None
+        raise InputError([Problem(file.name, where, "", _describe(error))]) from None
+
+
+def _template_line(error: BaseException) -> int | None:
+    """The line inside the rendered template where ``error`` was raised."""
+    line = None
+    traceback = error.__traceback__
+    while traceback is not None:
+        if traceback.tb_frame.f_code.co_filename == "<template>":
+            line = traceback.tb_lineno
+        traceback = traceback.tb_next
+    return line
+
+
+def _layout_frame(error: BaseException) -> tuple[str | None, int | None]:
+    """The layout template file (templates/...) and line where ``error`` was raised, if it was in one."""
+    found: tuple[str | None, int | None] = (None, None)
+    traceback = error.__traceback__
+    while traceback is not None:
+        filename = traceback.tb_frame.f_code.co_filename
+        if filename.endswith((".html", ".md", ".xml", ".txt")):
+            found = (_template_file(filename, None), traceback.tb_lineno)
+        traceback = traceback.tb_next
+    return found
+
+
+def _template_file(filename: str | None, name: str | None) -> str:
+    """'templates/partials/table.html' from a template's file path or its loader name."""
+    if filename and "/templates/" in filename.replace("\\", "/"):
+        return "templates/" + filename.replace("\\", "/").rsplit("/templates/", 1)[1]
+    return f"templates/{name}" if name else "templates"
+
+
+def layout_problem(error: BaseException, template_name: str, called_from: str | None = None) -> Problem:
+    """One line for a failure in a layout template: its file and line, and what went wrong."""
+    suffix = f" (used by {called_from})" if called_from else ""
+    if isinstance(error, TemplateSyntaxError):  # a fault of the template itself, whoever used it
+        return Problem(_template_file(error.filename, error.name or template_name), error.lineno, "",
+                       f"template syntax error: {error.message}")
+    if isinstance(error, TemplateNotFound):
+        return Problem(f"templates/{template_name}" if template_name else "templates", None, "",
+                       f"template {error.name!r} not found in templates/{suffix}")
+    name, line = _layout_frame(error)
+    return Problem(name or _template_file(None, template_name), line, "",
+                   f"template error: {_describe(error)}{suffix}")
+
+
+def _describe(error: BaseException) -> str:
+    if isinstance(error, UnknownId):
+        return f"expression names {error}"
+    kind = type(error).__name__
+    text = str(error) or kind
+    if kind == "UndefinedError":
+        return f"unknown name in an expression: {text}"
+    return f"expression failed: {text}" if kind in ("TypeError", "AttributeError", "ValueError") else f"{kind}: {text}"
+
+
+def page_meta(file: ContentFile, context: dict) -> dict[str, str]:
+    """Front matter values, rendered (a title may hold figures too)."""
+    # Rendered with autoescape: Markup, so that layouts do not escape the escaped text again.
+    return {key: Markup(render_content(file, template, context, first_line=_meta_line(file, key)).strip())
+            for key, template in file.meta_templates.items()}
+
+
+def _meta_line(file: ContentFile, key: str) -> int:
+    return 2 + list(file.meta).index(key)

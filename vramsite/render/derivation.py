@@ -1,0 +1,34 @@
+"""A figure's formula as one line a reader can check with a calculator.
+
+    2 × 80 layers × 8 KV heads × 128 × 2 B × 8,192 tokens × batch 1 = 2.7 GB
+
+One level deep: each term is shown as its own figure, so a sum of a product
+reads as "weights 70 GB + KV cache 2.7 GB + runtime overhead 2 GB = 75 GB".
+"""
+
+from __future__ import annotations
+
+from ..calc.figure import Figure
+from .format import Formatter
+
+
+def explain(figure: Figure, fmt: Formatter, decimals: int | None = None) -> str:
+    """'terms = result', or '' for an input that has no formula."""
+    formula = figure.formula
+    if formula is None:
+        return ""
+    result = fmt.figure(figure, decimals)
+    if formula.op in ("⌈÷⌉", "⌊÷⌋"):
+        a, b = formula.terms
+        left, right = ("⌈", "⌉") if formula.op == "⌈÷⌉" else ("⌊", "⌋")
+        return f"{left}{_term(a, fmt, False)} ÷ {_term(b, fmt, False)}{right} = {result}"
+    named = formula.op in ("+", "−")
+    terms = f" {formula.op} ".join(_term(term, fmt, named) for term in formula.terms)
+    return f"{terms} = {result}"
+
+
+def _term(term: Figure, fmt: Formatter, named: bool) -> str:
+    text = fmt.figure(term)
+    if named and term.label:
+        return f"{fmt.gettext(term.label)} {text}"
+    return text

@@ -1,0 +1,137 @@
+"""Figures, money, dates and lists as text in one locale.
+
+A ``Formatter`` belongs to one language. It rounds with ``numbers.quantize``
+(half up) to the decimals the site's ``display`` gives each kind of figure,
+groups digits with Babel, and wraps the number in the unit's translated
+pattern ("{n} GB", "每秒 {n} 个 token"). Inputs read from data are printed as
+given: they are never rounded to fewer digits than they have.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from decimal import Decimal
+
+from babel.dates import format_date, format_datetime
+from babel.lists import format_list
+
+from ..calc.figure import BANDWIDTH, Figure
+from ..load.model import LocaleConfig
+from .i18n import Catalog
+from .numbers import DisplaySpec, format_number
+
+# Unit -> (singular msgid, plural msgid or None). Money units are handled apart.
+UNIT_PATTERNS: dict[str, tuple[str, str | None]] = {
+    "": ("{n}", None),
+    "GB": ("{n} GB", None),
+    "MB": ("{n} MB", None),
+    "B": ("{n} B", None),
+    "B/param": ("{n} B", None),
+    "B params": ("{n}B parameters", None),
+    "GB/s": ("{n} GB/s", None),
+    "TB/s": ("{n} TB/s", None),
+    "GB/s per USD/month": ("{n} GB/s per dollar", None),
+    "tokens/s": ("{n} tokens/s", None),
+    "tokens": ("{n} token", "{n} tokens"),
+    "%": ("{n}%", None),
+    "×": ("{n}×", None),
+    "cards": ("{n} card", "{n} cards"),
+    "nodes": ("{n} node", "{n} nodes"),
+    "layers": ("{n} layer", "{n} layers"),
+    "KV heads": ("{n} KV head", "{n} KV heads"),
+    "heads": ("{n} head", "{n} heads"),
+    "hours": ("{n} hour", "{n} hours"),
+    "days": ("{n} day", "{n} days"),
+    "batch": ("batch {n}", None),
+    "head dim": ("head dim {n}", None),
+    "W": ("{n} W", None),
+}
+MONEY_PERIODS = {
+    "USD": None,
+    "USD/month": "{money}/month",
+    "USD/hour": "{money}/GPU-hour",
+    "USD/week": "{money}/week",
+    "USD/GB/month": "{money}/GB/month",
+}
+TB = Decimal(1000)
+
+
+class Formatter:
+    """Text for figures in one locale."""
+
+    def __init__(self, locale: LocaleConfig, display: dict, catalog: Catalog):
+        self.locale = locale
+        self.catalog = catalog
+        self.specs = {kind: DisplaySpec.from_data(raw) for kind, raw in display.items()}
+
+    # -- numbers -----------------------------------------------------------
+
+    def spec(self, figure: Figure, decimals: int | None = None) -> DisplaySpec:
+        """The display of a figure: its kind's, or ``decimals`` if given; inputs keep their digits."""
+        base = self.specs.get(figure.kind, DisplaySpec(2, trim=True))
+        if decimals is not None:
+            return DisplaySpec(decimals)
+        if figure.formula is None:
+            digits = max(0, -figure.value.normalize().as_tuple().exponent)
+            if digits > base.decimals:
+                return DisplaySpec(digits, base.trim)
+        return base
+
+    def number(self, value: Figure | Decimal | int, decimals: int | None = None) -> str:
+        """The bare number, grouped for the locale."""
+        figure = value if isinstance(value, Figure) else Figure(Decimal(value))
+        return format_number(figure.value, self.spec(figure, decimals), self.locale.gettext)
+
+    def figure(self, figure: Figure, decimals: int | None = None, period: bool = False, bare: bool = False) -> str:
+        """Number and unit: '75 GB', '$1,590', '5.3 TB/s', '每秒 50 个 token'; ``bare``: the number only."""
+        if bare:
+            return self.number(figure, decimals)
+        if figure.unit in MONEY_PERIODS:
+            return self.money(figure, decimals, period)
+        if figure.unit == "GB/s" and figure.kind == BANDWIDTH and figure.value >= TB:
+            tera = Figure(figure.value / TB, "TB/s", figure.kind, figure.label, figure.formula)
+            return self._with_unit(tera, decimals)
+        return self._with_unit(figure, decimals)
+
+    def _with_unit(self, figure: Figure, decimals: int | None) -> str:
+        if figure.unit == "year":  # a calendar year: no digit grouping
+            return str(int(figure.value))
+        singular, plural = UNIT_PATTERNS.get(figure.unit, ("{n} " + figure.unit, None))
+        text = self.number(figure, decimals)
+        if singular == "{n}":
+            return text
+        if plural is None:
+            pattern = self.catalog.gettext(singular)
+        else:
+            pattern = self.catalog.ngettext(singular, plural, int(figure.value) if figure.value == int(figure.value) else 2)
+        return pattern.replace("{n}", text)
+
+    def money(self, figure: Figure, decimals: int | None = None, period: bool = False) -> str:
+        """'$1,590' in every language (an explicit pattern, not Babel's US$); '/月' with ``period``."""
+        amount = "$" + self.number(figure, decimals)
+        pattern = MONEY_PERIODS.get(figure.unit)
+        if not period or pattern is None:
+            return amount
+        return self.catalog.gettext(pattern).replace("{money}", amount)
+
+    # -- words -------------------------------------------------------------
+
+    def names(self, items, style: str = "standard") -> str:
+        """'A, B and C' / 'A、B和C'; ``style='or'`` for alternatives."""
+        texts = [str(item) for item in items]
+        if not texts:
+            return ""
+        return format_list(texts, style=style, locale=self.locale.gettext)
+
+    def date(self, iso: str) -> str:
+        """A date (or date and time) from data, in the locale's long style."""
+        text = iso.strip()
+        if len(text) == 10:
+            return format_date(date.fromisoformat(text), format="long", locale=self.locale.gettext)
+        moment = datetime.fromisoformat(text.replace(" UTC", "").replace("Z", "").replace(" ", "T"))
+        day = format_date(moment.date(), format="long", locale=self.locale.gettext)
+        clock = format_datetime(moment, format="HH:mm", locale=self.locale.gettext)
+        return self.catalog.gettext("{date}, {time} UTC").replace("{date}", day).replace("{time}", clock)
+
+    def gettext(self, msgid: str) -> str:
+        return self.catalog.gettext(msgid)

@@ -1,0 +1,96 @@
+"""UI strings: gettext catalogs read straight from the committed .po files.
+
+Strict by default: a msgid a page asks for that is missing, empty or fuzzy in
+a language's catalog is a build problem, reported with the catalog's path.
+The locale table (URL segment, BCP 47 tag, gettext id) comes from site.yaml
+and no id is derived from another.
+"""
+
+from __future__ import annotations
+
+import gettext as _gettext
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from babel.messages.pofile import PoFileError, read_po
+
+from ..errors import InputError, Problem
+from ..load.model import LocaleConfig
+
+DOMAIN = "messages"
+
+
+@dataclass
+class Catalog:
+    """One language's translations, and what was asked of it that it lacks."""
+
+    locale: LocaleConfig
+    path: str
+    messages: dict[str, str | tuple[str, ...]]
+    fuzzy: set[str]
+    lines: dict[str, int]
+    plural: Callable[[int], int] = lambda n: 0 if n == 1 else 1
+    """Index of the plural form for n (the catalog's Plural-Forms)."""
+    missing: set[str] = field(default_factory=set)
+    """Every msgid asked for that the catalog could not give."""
+
+    def gettext(self, msgid: str) -> str:
+        text = self.messages.get(msgid)
+        if isinstance(text, str) and text and msgid not in self.fuzzy:
+            return text
+        self.missing.add(msgid)
+        return msgid
+
+    def ngettext(self, singular: str, plural: str, n: int) -> str:
+        forms = self.messages.get(singular)
+        if isinstance(forms, tuple) and all(forms) and singular not in self.fuzzy:
+            return forms[self.plural(n)]
+        self.missing.add(singular)
+        return singular if n == 1 else plural
+
+    def problems(self) -> list[Problem]:
+        found = []
+        for msgid in sorted(self.missing):
+            if msgid in self.fuzzy:
+                reason = "is marked fuzzy; review it and remove the fuzzy flag"
+            elif msgid in self.messages:
+                reason = "has an empty translation"
+            else:
+                reason = "is missing; add it to the catalog"
+            found.append(Problem(self.path, self.lines.get(msgid), f"msgid {msgid!r}", reason))
+        return found
+
+
+def load_catalogs(root: Path, locales: tuple[LocaleConfig, ...]) -> dict[str, Catalog]:
+    """One catalog per locale segment, from locales/<gettext id>/LC_MESSAGES/messages.po."""
+    catalogs, problems = {}, []
+    for locale in locales:
+        relative = f"locales/{locale.gettext}/LC_MESSAGES/{DOMAIN}.po"
+        path = root / relative
+        if not path.is_file():
+            problems.append(Problem(relative, None, "", f"no catalog for {locale.tag}; create it (copy another language's)"))
+            continue
+        try:
+            catalogs[locale.segment] = _read(path, relative, locale)
+        except (PoFileError, UnicodeDecodeError, ValueError) as error:
+            problems.append(Problem(relative, None, "", f"cannot read the catalog: {error}"))
+    if problems:
+        raise InputError(problems)
+    return catalogs
+
+
+def _read(path: Path, relative: str, locale: LocaleConfig) -> Catalog:
+    with path.open("rb") as handle:
+        po = read_po(handle, locale=locale.gettext, abort_invalid=True)
+    messages, fuzzy, lines = {}, set(), {}
+    for message in po:
+        if not message.id:
+            continue
+        key = message.id[0] if isinstance(message.id, tuple) else message.id
+        messages[key] = tuple(message.string) if isinstance(message.string, (tuple, list)) else message.string
+        if message.fuzzy:
+            fuzzy.add(key)
+        if message.lineno:
+            lines[key] = message.lineno
+    return Catalog(locale, relative, messages, fuzzy, lines, _gettext.c2py(po.plural_expr))

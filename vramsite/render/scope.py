@@ -1,0 +1,179 @@
+"""One page in one language and one format: what its templates may call.
+
+Content and layout templates see the same small API::
+
+    g                         the Guide (every figure, by name)
+    model("70B"), gpu("a40"), cell("70B", "infer-int4")
+    table("lookup")           a table, as HTML or as a GFM pipe table
+    link("gpu", "a40")        the URL of another page (a twin from a twin)
+    stats([(value, label)])   the headline figures block
+    params                    the page's named inputs (content/pages.yaml)
+    card                      on a page made once per card: that card
+
+and these filters, which format for the page's locale:
+
+    fig      75 GB, $1,590, 5.3 TB/s      (fig(1) for one decimal, fig(period=True) for /month)
+    num      the bare number              usd    money: $1,590
+    names    A, B and C / A、B和C         date   2026年9月1日 / September 1, 2026
+    explain  the derivation line          tokens 8k
+"""
+
+from __future__ import annotations
+
+import posixpath
+from decimal import Decimal
+
+from jinja2 import pass_context
+from markupsafe import Markup
+
+from ..calc.figure import COUNT, Figure, given
+from ..tables.guide import method_label
+from .derivation import explain
+from .format import Formatter
+from .inline import HTML, MD, InlineRenderer
+
+
+class Scope:
+    def __init__(self, build, locale, mode: str, page_path: str, params: dict | None = None, card=None):
+        self.build, self.locale, self.mode, self.page_path = build, locale, mode, page_path
+        self.params = params or {}
+        self.card = card
+        self.catalog = build.catalogs[locale.segment]
+        self.fmt = Formatter(locale, build.data.site.display, self.catalog)
+        self.inline = InlineRenderer(self.fmt, mode, self.resolve)
+
+    # -- links ---------------------------------------------------------------
+
+    def resolve(self, target: tuple) -> str:
+        """Relative URL from this page to ``target``; the twin's URL when rendering a twin."""
+        path = self.build.router.path(target, self.locale)
+        if self.mode == MD:
+            path += ".md"
+        here = posixpath.dirname(self.page_path) or "."
+        return posixpath.relpath(path, here)
+
+    def link(self, *target, anchor: str | None = None) -> Markup:
+        url = self.resolve(tuple(target))
+        return Markup(url + (f"#{anchor}" if anchor else ""))
+
+    def gpu_link(self, gpu) -> Markup:
+        gpu = getattr(gpu, "gpu", gpu)
+        return self.inline.link(("gpu", gpu.id), self.inline.text(gpu.name))
+
+    def link_name(self, gpu) -> Markup:
+        """The card's interconnect in words: 'PCIe Gen4 peer-to-peer'."""
+        gpu = getattr(gpu, "gpu", gpu)
+        return self.inline.text(self.catalog.gettext(f"link:{gpu.interconnect.kind}"))
+
+    def method_name(self, method) -> Markup:
+        return self.inline.render(method_label(method))
+
+    def asset(self, name: str) -> str:
+        here = posixpath.dirname(self.page_path) or "."
+        return posixpath.relpath(f"assets/{name}", here)
+
+    # -- blocks --------------------------------------------------------------
+
+    def table(self, name: str, **options) -> Markup:
+        table = self.build.table(name, **options)
+        if table is None:  # a table with nothing to show on this page (a card that wins no cell)
+            return Markup("")
+        template = self.build.layout.get_template(f"partials/table.{self.mode}")
+        text = template.render(self.template_context(table=table))
+        if self.mode == HTML:  # one HTML block in the Markdown around it: no blank lines inside
+            text = "\n".join(line for line in text.split("\n") if line.strip())
+        return Markup(text.strip("\n"))
+
+    def stats(self, items) -> Markup:
+        template = self.build.layout.get_template(f"partials/stats.{self.mode}")
+        text = template.render(self.template_context(items=items))
+        return Markup("\n".join(line for line in text.split("\n") if line.strip()))
+
+    # -- filters ---------------------------------------------------------------
+
+    def fig(self, value, decimals: int | None = None, period: bool = False) -> Markup:
+        return self.inline.figure(_as_figure(value), decimals, period)
+
+    def num(self, value, decimals: int | None = None) -> Markup:
+        return self.inline.text(self.fmt.number(_as_figure(value), decimals))
+
+    def usd(self, value, decimals: int | None = None, period: bool = False) -> Markup:
+        figure = _as_figure(value)
+        if figure.unit not in ("USD", "USD/month", "USD/hour", "USD/week", "USD/GB/month"):
+            figure = Figure(figure.value, "USD", "price", figure.label, figure.formula)
+        return self.inline.figure(figure, decimals, period)
+
+    def names(self, items, style: str = "standard") -> Markup:
+        texts = [str(self.inline.render(item)) if not isinstance(item, str) else str(self.inline.text(item))
+                 for item in items]
+        return Markup(self.fmt.names(texts, style))
+
+    def date(self, iso: str) -> Markup:
+        return self.inline.text(self.fmt.date(str(iso)))
+
+    def explain(self, value, decimals: int | None = None) -> Markup:
+        return self.inline.text(explain(_as_figure(value), self.fmt, decimals))
+
+    def tokens(self, count) -> Markup:
+        value = _as_figure(count).value
+        if value % 1024 == 0:
+            return self.inline.message("{n}k", n=given(value / 1024, "", COUNT))
+        return self.num(value)
+
+    # -- contexts ------------------------------------------------------------
+
+    def template_context(self, **extra) -> dict:
+        guide = self.build.guide
+        context = {
+            "scope": self,
+            "g": guide,
+            "model": guide.model,
+            "gpu": guide.gpu,
+            "cell": guide.cell,
+            "table": self.table,
+            "stats": self.stats,
+            "link": self.link,
+            "asset": self.asset,
+            "inline": self.inline,
+            "msg": self.inline.message,
+            "gpu_link": self.gpu_link,
+            "link_name": self.link_name,
+            "method_name": self.method_name,
+            "params": self.params,
+            "card": self.card,
+            "site": self.build.data.site,
+            "pricing": self.build.data.pricing,
+            "locale": self.locale,
+            "format": self.mode,
+            "_": self.catalog.gettext,
+            "ngettext": self.catalog.ngettext,
+        }
+        context.update(extra)
+        return context
+
+
+def _as_figure(value) -> Figure:
+    if isinstance(value, Figure):
+        return value
+    if isinstance(value, bool) or value is None:
+        raise TypeError(f"expected a figure or a number, got {value!r}")
+    return given(Decimal(str(value)), "", COUNT)
+
+
+def _filter(name: str):
+    @pass_context
+    def apply(context, value, *args, **kwargs):
+        return getattr(context["scope"], name)(value, *args, **kwargs)
+
+    apply.__name__ = name
+    return apply
+
+
+FILTERS = {name: _filter(name) for name in ("fig", "num", "usd", "names", "date", "explain", "tokens")}
+
+
+def install_filters(env) -> None:
+    env.filters.update(FILTERS)
+
+
+__all__ = ["FILTERS", "HTML", "MD", "Scope", "install_filters"]

@@ -1,0 +1,172 @@
+"""The guide's tables, each built once from the calculation.
+
+Builders return ``Table`` objects and know nothing of languages or formats:
+headings are msgids, figures keep their formulas. Lookup cells carry the
+``Lookup`` itself so that a site's templates decide how to word them.
+"""
+
+from __future__ import annotations
+
+from ..calc.figure import COUNT, Figure, given
+from ..calc.guide import Guide, ModelView
+from ..load.model import Method
+from .model import Cell, Column, Fig, Link, Msg, Row, Table, Text
+
+
+def method_label(method: Method) -> Msg:
+    precision = method.precision.label if method.precision else ""
+    return Msg.of(method.label, precision=Text(precision))
+
+
+def model_shape(model: ModelView) -> Msg | None:
+    """'32 layers · GQA · 8 KV heads' under a model's name."""
+    if model.model.layers is None:
+        return None
+    return Msg.of("{layers} · {attention} · {kv_heads}", layers=Fig(model.layers),
+                  attention=Text((model.attention or "").upper()), kv_heads=Fig(model.kv_heads))
+
+
+def model_header(model: ModelView, sub=None) -> Cell:
+    return Cell(Text(model.name), sub=sub)
+
+
+def gpu_header(gpu, sub=None) -> Cell:
+    return Cell(Link(("gpu", gpu.id), Text(gpu.name)), sub=sub)
+
+
+def figure_cell(figure: Figure | None, period: bool = False, bare: bool = False) -> Cell:
+    if figure is None:
+        return Cell(Msg.of("not listed"))
+    return Cell(Fig(figure, period=period, bare=bare), value=figure)
+
+
+def tokens_label(tokens: int) -> Msg:
+    """'8k' for 8,192 tokens: contexts are powers of two."""
+    if tokens % 1024 == 0:
+        return Msg.of("{n}k", n=Fig(given(tokens // 1024, "", COUNT)))
+    return Msg.of("{n}", n=Fig(given(tokens, "", COUNT)))
+
+
+def precision_table(guide: Guide, model_ids: list[str]) -> Table:
+    models = [guide.model(model_id) for model_id in model_ids]
+    rows = []
+    for precision in guide.data.precisions:
+        sub = None
+        if precision.requires_feature:
+            sub = Msg.of("needs {feature}: {architectures}", feature=Text(precision.requires_feature.upper()),
+                         architectures=Text(", ".join(guide.architectures_with(precision.requires_feature))))
+        cells = [figure_cell(guide.precision_bytes(precision.id))]
+        cells += [figure_cell(model.weights(precision.id)) for model in models]
+        rows.append(Row(Cell(Text(precision.label), sub=sub), tuple(cells), precision.id))
+    columns = (Column(Msg.of("bytes per parameter"), True, "bytes_per_param"),
+               *(Column(Text(model.name), True, model.id) for model in models))
+    return Table("precisions", Msg.of("Weights by precision"), Msg.of("Precision"), columns, tuple(rows))
+
+
+def inference_table(guide: Guide) -> Table:
+    inference = guide.data.inference
+    methods = [method for method in guide.data.methods if method.kind == "inference"]
+    columns = [Column(Msg.of("KV cache at {context}, batch {batch}", context=tokens_label(inference.context_tokens),
+                             batch=Fig(given(inference.batch, "", COUNT))), True, "kv_cache")] if inference.kv_cache else []
+    columns += [Column(Msg.of("{method} total", method=method_label(method)), True, method.id) for method in methods]
+    rows = []
+    for model in guide.models:
+        cells = [figure_cell(model.kv())] if inference.kv_cache else []
+        cells += [figure_cell(model.need(method.id).total) for method in methods]
+        rows.append(Row(model_header(model, model_shape(model)), tuple(cells), model.id))
+    return Table("inference", Msg.of("Memory to serve each model"), Msg.of("Model"), tuple(columns), tuple(rows))
+
+
+def context_table(guide: Guide, contexts: list[int]) -> Table:
+    """KV cache per token and at the default context, then at each longer context of ``contexts``."""
+    contexts = sorted({guide.data.inference.context_tokens, *contexts})
+    columns = [Column(Msg.of("KV per token"), True, "kv_per_token")]
+    columns += [Column(tokens_label(tokens), True, f"kv_{tokens}") for tokens in contexts]
+    rows = []
+    for model in guide.models:
+        sub = Msg.of("KV width {width}", width=Fig(model.kv_width))
+        cells = [figure_cell(model.kv_per_token())] + [figure_cell(model.kv(context=tokens)) for tokens in contexts]
+        rows.append(Row(model_header(model, (model_shape(model), Text(" · "), sub)), tuple(cells), model.id))
+    return Table("context", Msg.of("KV cache by context length"), Msg.of("Model"), tuple(columns), tuple(rows))
+
+
+def finetune_table(guide: Guide) -> Table:
+    methods = [method for method in guide.data.methods if method.kind == "finetune"]
+    columns = tuple(Column(method_label(method), True, method.id) for method in methods)
+    rows = tuple(
+        Row(model_header(model), tuple(figure_cell(model.need(method.id).total) for method in methods), model.id)
+        for model in guide.models
+    )
+    return Table("finetune", Msg.of("Memory to fine-tune each model"), Msg.of("Model"), columns, rows)
+
+
+def lookup_table(guide: Guide) -> Table:
+    columns = tuple(Column(method_label(method), False, method.id) for method in guide.columns)
+    rows = []
+    for model in guide.models:
+        cells = []
+        for method in guide.columns:
+            found = guide.cell(model.id, method.id)
+            flags = ("tight",) if found.choice and found.choice.tight else ()
+            flags += ("sales",) if not found.fits else ("multi",) if found.choice.count > 1 else ()
+            cells.append(Cell(flags=flags, value=found.need, lookup=found))
+        rows.append(Row(model_header(model), tuple(cells), model.id))
+    return Table("lookup", Msg.of("The cheapest card that fits"), Msg.of("Model"), columns, tuple(rows))
+
+
+def cost_table(guide: Guide) -> Table:
+    period = guide.data.pricing.period
+    columns = (
+        Column(Msg.of("VRAM"), True, "memory_gb"),
+        Column(Msg.of("Bandwidth"), True, "bandwidth_gbps"),
+        Column(Msg.of("Price per month" if period == "month" else "Price per GPU-hour"), True, "price"),
+        Column(Msg.of("$ per GB per month"), True, "usd_per_gb_month"),
+        Column(Msg.of("GB/s per $ per month"), True, "gbps_per_usd"),
+        Column(Msg.of("Per GPU-hour"), True, "usd_per_hour"),
+    )
+    rows = []
+    for gpu in guide.gpus_by_memory():
+        cells = (figure_cell(gpu.memory), figure_cell(gpu.bandwidth), figure_cell(gpu.price, period=True),
+                 figure_cell(gpu.usd_per_gb), figure_cell(gpu.gbps_per_usd, bare=True), figure_cell(gpu.hourly))
+        rows.append(Row(gpu_header(gpu, gpu_summary(guide, gpu)), cells, gpu.id))
+    return Table("cost", Msg.of("What a GB of VRAM costs"), Msg.of("GPU"), columns, tuple(rows))
+
+
+def gpu_summary(guide: Guide, gpu) -> tuple:
+    """'HBM3 · CDNA 3 · FP8' under a card's name."""
+    parts: list = [Text(gpu.memory_type), Text(" · "), Text(gpu.architecture), Text(" · ")]
+    parts.append(Msg.of("FP8") if gpu.has("fp8") else Msg.of("no FP8"))
+    if gpu.min_cards.value > 1:
+        parts += [Text(" · "), Msg.of("from {cards}", cards=Fig(gpu.min_cards))]
+    return tuple(parts)
+
+
+def comparison_table(guide: Guide, configs: list[tuple[str, int]]) -> Table:
+    columns = (
+        Column(Msg.of("VRAM"), True, "memory_gb"),
+        Column(Msg.of("Bandwidth"), True, "bandwidth_gbps"),
+        Column(Msg.of("Price per month"), True, "price"),
+        Column(Msg.of("Card-to-card link"), True, "link_gbps"),
+    )
+    rows = []
+    for gpu_id, count in configs:
+        gpu = guide.gpu(gpu_id)
+        header = Cell(Msg.of("{count}× {card}", count=Fig(given(count, "", COUNT)),
+                             card=Link(("gpu", gpu.id), Text(gpu.name))))
+        cells = (figure_cell(gpu.memory_of(count)), figure_cell(gpu.bandwidth_of(count)),
+                 figure_cell(gpu.order(count), period=True),
+                 Cell((Fig(gpu.link), Text(" "), Msg.of(f"link:{gpu.interconnect_kind}"))))
+        rows.append(Row(header, cells, f"{count}x-{gpu.id}"))
+    return Table("comparison", Msg.of("Two cards or one"), Msg.of("Configuration"), columns, tuple(rows))
+
+
+TABLES = {
+    "precisions": precision_table,
+    "inference": inference_table,
+    "context": context_table,
+    "finetune": finetune_table,
+    "lookup": lookup_table,
+    "cost": cost_table,
+    "comparison": comparison_table,
+}
+"""Tables content can place by name: {{ table("lookup") }}."""

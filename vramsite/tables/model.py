@@ -1,0 +1,100 @@
+"""What a table is, independent of how it is printed.
+
+A cell holds inline pieces: text from data (``Text``), a UI string to
+translate with placeholders (``Msg``), a figure (``Fig``, which keeps the
+value, unit and formula), a link to another page (``Link``) and flags such as
+"tight" (``Flag``). The HTML and Markdown renderers walk the same objects,
+so the two formats cannot show different numbers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..calc.figure import Figure
+
+
+@dataclass(frozen=True)
+class Text:
+    """Text from data (a card's name): printed as is, never translated."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class Msg:
+    """A UI string (msgid) with ``{name}`` placeholders filled by inline pieces."""
+
+    msgid: str
+    args: tuple[tuple[str, "Inline"], ...] = ()
+
+    @classmethod
+    def of(cls, msgid: str, **args: "Inline") -> "Msg":
+        return cls(msgid, tuple(sorted(args.items())))
+
+
+@dataclass(frozen=True)
+class Fig:
+    figure: Figure
+    period: bool = False
+    """Money with its period: $1,590/month."""
+    decimals: int | None = None
+    bare: bool = False
+    """The number without its unit, where the column heading names the unit."""
+
+
+@dataclass(frozen=True)
+class Link:
+    """A link to another page of the site, by page key: ("gpu", "a40")."""
+
+    target: tuple[str, ...]
+    content: "Inline"
+
+
+@dataclass(frozen=True)
+class Flag:
+    """A short marker: "tight", "talk to sales"."""
+
+    msgid: str
+
+
+Inline = Text | Msg | Fig | Link | Flag | tuple
+
+
+@dataclass(frozen=True)
+class Cell:
+    content: Inline = ()
+    sub: Inline | None = None
+    """A second, smaller line: a model's shape under its name."""
+    flags: tuple[str, ...] = ()
+    """Semantic flags for styling and downloads: tight, multi, sales."""
+    value: Figure | None = None
+    """The cell's main figure, for downloads and charts."""
+    lookup: object | None = None
+    """A lookup answer (calc.lookup.Lookup): templates word it (partials/lookup_cell)."""
+
+
+@dataclass(frozen=True)
+class Column:
+    label: Inline
+    numeric: bool = False
+    key: str = ""
+    """A stable name for downloads (JSON keys, CSV headers)."""
+
+
+@dataclass(frozen=True)
+class Row:
+    header: Cell
+    cells: tuple[Cell, ...]
+    key: str = ""
+
+
+@dataclass(frozen=True)
+class Table:
+    id: str
+    caption: Inline
+    corner: Inline
+    """The label of the header column."""
+    columns: tuple[Column, ...]
+    rows: tuple[Row, ...]
+    notes: tuple[Inline, ...] = field(default=())
