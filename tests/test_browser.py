@@ -1,0 +1,106 @@
+"""Every page in a real headless Chromium: no console errors, no serious axe findings.
+
+.ci/run installs Debian's chromium and chromium-driver and axe-core from npm;
+the test is skipped, saying why, only where Chromium itself is absent.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import json
+import shutil
+import threading
+from pathlib import Path
+
+import pytest
+
+from site_support import write_files
+from vramsite.publish.site import SiteBuild
+
+ROOT = Path(__file__).resolve().parent.parent
+AXE = ROOT / ".cache" / "axe" / "node_modules" / "axe-core" / "axe.min.js"
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+CHROMEDRIVER = shutil.which("chromedriver")
+
+pytestmark = pytest.mark.skipif(
+    CHROMIUM is None or CHROMEDRIVER is None,
+    reason="Chromium or chromedriver is not installed (apt-get install chromium chromium-driver; .ci/run does)",
+)
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    out = tmp_path_factory.mktemp("site")
+    write_files(SiteBuild(ROOT).render(), out)
+    handler = functools.partial(_QuietHandler, directory=str(out))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield out, f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="module")
+def browser():
+    webdriver = pytest.importorskip("selenium.webdriver")
+    from selenium.webdriver.chrome.service import Service
+
+    if not AXE.is_file():
+        pytest.fail(f"axe-core missing at {AXE}: run npm install --prefix .cache/axe axe-core@4 (.ci/run does)")
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                 "--disable-background-networking", "--disable-component-update", "--no-first-run",
+                 "--disable-sync", "--window-size=1280,1600"):
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    yield driver
+    driver.quit()
+
+
+def _pages(out: Path) -> list[str]:
+    return sorted(str(path.relative_to(out).as_posix()) for path in out.rglob("*.html"))
+
+
+def test_pages_load_without_console_errors_or_serious_axe_findings(served, browser):
+    out, base = served
+    axe_source = AXE.read_text(encoding="utf-8")
+    problems = []
+    pages = _pages(out)
+    assert len(pages) > 30
+    for page in pages:
+        browser.get(f"{base}/{page}")
+        errors = [entry for entry in browser.get_log("browser") if entry["level"] in ("SEVERE", "ERROR")]
+        problems += [f"{page}: console: {entry['message']}" for entry in errors]
+        browser.execute_script(axe_source)
+        result = browser.execute_async_script(
+            "const done = arguments[arguments.length - 1];"
+            "axe.run(document, {resultTypes: ['violations']}).then(r => done(JSON.stringify(r.violations)));"
+        )
+        for violation in json.loads(result):
+            if violation["impact"] in ("serious", "critical"):
+                nodes = ", ".join(node["target"][0] for node in violation["nodes"][:3])
+                problems.append(f"{page}: axe {violation['impact']} {violation['id']}: {violation['help']} ({nodes})")
+    assert not problems, "\n".join(problems[:40])
+
+
+def test_tables_scroll_inside_their_frame_on_a_phone(served, browser):
+    _, base = served
+    browser.set_window_size(390, 900)
+    try:
+        browser.get(f"{base}/en/vram.html")
+        page_width = browser.execute_script("return document.documentElement.scrollWidth")
+        viewport = browser.execute_script("return document.documentElement.clientWidth")
+        assert page_width <= viewport, "the page itself scrolls sideways on a phone"
+        scrollers = browser.execute_script(
+            "return [...document.querySelectorAll('.table-scroll')].filter(e => e.scrollWidth > e.clientWidth).length")
+        assert scrollers >= 1, "wide tables scroll inside their own frame"
+    finally:
+        browser.set_window_size(1280, 1600)

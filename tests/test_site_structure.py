@@ -1,0 +1,213 @@
+"""The site as a whole: links, twins, translations, hreflang, sitemap, strict HTML."""
+
+from __future__ import annotations
+
+import posixpath
+import re
+import shutil
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from site_support import XHTML, parse_html
+from vramsite.publish.site import SiteBuild
+
+MD_LINK = re.compile(r"\]\(([^)\s]+)\)")
+
+
+@pytest.fixture(scope="module")
+def site():
+    from conftest import ROOT
+
+    return SiteBuild(ROOT).render()
+
+
+@pytest.fixture(scope="module")
+def trees(site):
+    return {path: parse_html(content) for path, content in site.items() if path.endswith(".html")}
+
+
+def _ids(tree) -> set[str]:
+    return {element.get("id") for element in tree.iter() if element.get("id")}
+
+
+def _resolve(base: str, href: str) -> tuple[str, str]:
+    path, _, anchor = href.partition("#")
+    if not path:
+        return base, anchor
+    return posixpath.normpath(posixpath.join(posixpath.dirname(base), path)), anchor
+
+
+def test_every_html_page_parses_strictly(trees):
+    assert len(trees) > 30  # html5lib raised on any parse error while building the fixture
+
+
+def _target(page: str, href: str, base_url: str) -> tuple[str, str] | None:
+    """The site path (and anchor) a link on ``page`` points at; None for other sites."""
+    if href.startswith(base_url):
+        path, _, anchor = href[len(base_url):].lstrip("/").partition("#")
+        return path or "index.html", anchor
+    if re.match(r"^[a-z]+:", href) or href.startswith("//"):
+        return None
+    return _resolve(page, href)
+
+
+def test_every_link_and_asset_in_html_resolves(site, trees, site_data):
+    base_url = site_data.site.base_url
+    broken = []
+    for page, tree in trees.items():
+        for element in tree.iter():
+            for attribute in ("href", "src"):
+                href = element.get(attribute)
+                found = _target(page, href, base_url) if href else None
+                if found is None:
+                    continue
+                target, anchor = found
+                if target not in site:
+                    broken.append(f"{page}: {href}")
+                elif anchor and target in trees and anchor not in _ids(trees[target]):
+                    broken.append(f"{page}: {href} (no #{anchor})")
+    assert not broken, "\n".join(broken[:20])
+
+
+def test_every_link_in_twins_resolves_to_a_twin(site, site_data):
+    base_url = site_data.site.base_url
+    broken = []
+    for page, content in site.items():
+        if not page.endswith(".md"):
+            continue
+        for href in MD_LINK.findall(content.decode()):
+            found = _target(page, href, base_url)
+            if found is None or href.startswith("#"):
+                continue
+            target = found[0]
+            if target not in site or target.endswith(".html"):
+                broken.append(f"{page}: {href}")
+    assert not broken, "\n".join(broken[:20])
+
+
+def test_every_page_has_its_twin_and_its_translations(site, site_data):
+    segments = [locale.segment for locale in site_data.site.locales]
+    pages = [path for path in site if path.endswith(".html")]
+    for path in pages:
+        assert path + ".md" in site, f"{path} has no twin"
+        first, _, rest = path.partition("/")
+        if first in segments:
+            for segment in segments:
+                assert f"{segment}/{rest}" in site, f"{path} has no {segment} translation"
+
+
+def test_hreflang_is_complete_and_reciprocal(trees, site_data):
+    base_url = site_data.site.base_url
+    tags = {locale.tag for locale in site_data.site.locales} | {"x-default"}
+    for page, tree in trees.items():
+        if page == "404.html":
+            continue
+        links = [e for e in tree.iter(f"{XHTML}link") if e.get("rel") == "alternate" and e.get("hreflang")]
+        found = {e.get("hreflang"): e.get("href") for e in links}
+        assert set(found) == tags, page
+        canonical = next(e.get("href") for e in tree.iter(f"{XHTML}link") if e.get("rel") == "canonical")
+        assert canonical in found.values(), f"{page} does not list itself"
+        for tag, href in found.items():
+            if tag == "x-default":
+                assert href == f"{base_url}/"
+                continue
+            target = href[len(base_url) + 1:] or "index.html"
+            back = {e.get("href") for e in trees[target].iter(f"{XHTML}link")
+                    if e.get("rel") == "alternate" and e.get("hreflang")}
+            assert canonical in back or page == "index.html", f"{target} does not point back to {page}"
+
+
+def test_every_page_links_its_markdown_twin(trees):
+    for page, tree in trees.items():
+        twins = [e.get("href") for e in tree.iter(f"{XHTML}link")
+                 if e.get("rel") == "alternate" and e.get("type") == "text/markdown"]
+        assert len(twins) == 1 and twins[0].endswith(".html.md"), page
+
+
+def test_html_lang_matches_the_locale(trees, site_data):
+    for locale in site_data.site.locales:
+        for page, tree in trees.items():
+            if page.startswith(locale.segment + "/"):
+                assert tree.get("lang") == locale.tag, page
+
+
+def test_sitemap_lists_existing_pages_with_alternates(site, site_data):
+    base_url = site_data.site.base_url
+    namespace = {"s": "http://www.sitemaps.org/schemas/sitemap/0.9", "x": "http://www.w3.org/1999/xhtml"}
+    root = ET.fromstring(site["sitemap.xml"])
+    urls = root.findall("s:url", namespace)
+    assert len(urls) >= 2 * len([p for p in site if p.startswith("en/") and p.endswith(".html")])
+    for url in urls:
+        loc = url.find("s:loc", namespace).text
+        path = loc[len(base_url) + 1:] or "index.html"
+        assert path in site, loc
+        alternates = [link.get("href") for link in url.findall("x:link", namespace)]
+        assert loc in alternates or loc == f"{base_url}/"
+        for href in alternates:
+            assert (href[len(base_url) + 1:] or "index.html") in site
+
+
+def test_robots_and_llms_txt(site, site_data):
+    assert f"Sitemap: {site_data.site.base_url}/sitemap.xml" in site["robots.txt"].decode()
+    llms = site["llms.txt"].decode().split("\n")
+    assert llms[0].startswith("# ") and llms[2].startswith("> ")
+    sections = [line for line in llms if line.startswith("## ")]
+    assert len(sections) == len(site_data.site.locales)
+    links = MD_LINK.findall("\n".join(llms))
+    assert links and all(link.endswith(".html.md") for link in links)
+    for link in links:
+        assert link[len(site_data.site.base_url) + 1:] in site
+
+
+def test_faq_jsonld_matches_the_rendered_faq(trees):
+    import json
+
+    for language in ("en", "zh-cn"):
+        tree = trees[f"{language}/vram.html"]
+        scripts = [e for e in tree.iter(f"{XHTML}script") if e.get("type") == "application/ld+json"]
+        assert len(scripts) == 1
+        data = json.loads(scripts[0].text)
+        questions = [q["name"] for q in data["mainEntity"]]
+        h3 = []
+        in_faq = False
+        for element in tree.iter():
+            if element.tag == f"{XHTML}h2":
+                in_faq = element.get("id") == "faq"
+            elif element.tag == f"{XHTML}h3" and in_faq:
+                h3.append("".join(element.itertext()).strip())
+        assert questions == h3 and len(questions) >= 6
+        assert all(q["acceptedAnswer"]["text"] for q in data["mainEntity"])
+
+
+def test_a_new_card_gets_pages_and_rows_everywhere(tmp_path):
+    from conftest import ROOT
+
+    for name in ("data", "content", "templates", "locales"):
+        shutil.copytree(ROOT / name, tmp_path / name)
+    gpus = tmp_path / "data" / "gpus.yaml"
+    gpus.write_text(gpus.read_text() + """
+  - id: rtx-pro-6000
+    name: RTX PRO 6000
+    vendor: nvidia
+    memory_gb: 96
+    memory_type: GDDR7
+    ecc: true
+    bandwidth_gbps: 1792
+    architecture: Blackwell
+    launched: 2025
+    features: [fp8]
+    stack: cuda
+    interconnect: {kind: pcie-gen5, gbps: 63}
+""")
+    prices = tmp_path / "data" / "prices.yaml"
+    prices.write_text(prices.read_text() + "  - {gpu: rtx-pro-6000, usd: 690}\n")
+    files = SiteBuild(tmp_path).render()
+    for segment in ("en", "zh-cn"):
+        assert f"{segment}/gpus/rtx-pro-6000.html" in files
+        assert f"{segment}/gpus/rtx-pro-6000.html.md" in files
+        for page in (f"{segment}/gpus/index.html.md", f"{segment}/vram.html.md", f"{segment}/pricing.html.md"):
+            assert "[RTX PRO 6000](" in files[page].decode(), page
+    # 96 GB of FP8 for $690 now wins the 70B FP8 cell from the $1,490 H100 PCIe.
+    assert "75 GB: [RTX PRO 6000](gpus/rtx-pro-6000.html.md) $690" in files["en/vram.html.md"].decode()
+    assert "sitemap.xml" in files and b"/en/gpus/rtx-pro-6000.html" in files["sitemap.xml"]
