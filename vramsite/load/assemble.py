@@ -117,16 +117,17 @@ class _Checker:
         self.unique("site", ("regions",), raw.get("regions", []), "id")
         locales = tuple(LocaleConfig(**item) for item in raw["locales"])
         segments = {locale.segment for locale in locales}
-        for index, payment in enumerate(raw.get("payments", [])):
-            missing = sorted(segments - set(payment["name"]))
-            if missing:
-                self.problem("site", ("payments", index, "name"), f"no name for {', '.join(missing)}")
+        for group, key in (("payments", "name"), ("regions", "city")):
+            for index, item in enumerate(raw.get(group, [])):
+                missing = sorted(segments - set(item[key]))
+                if missing:
+                    self.problem("site", (group, index, key), f"no {key} for {', '.join(missing)}")
         return SiteConfig(
             name=raw["name"],
             base_url=raw["base_url"].rstrip("/"),
             locales=locales,
             display=dict(raw["display"]),
-            regions=tuple(SiteRegion(**item) for item in raw.get("regions", [])),
+            regions=tuple(SiteRegion(item["id"], dict(item["city"])) for item in raw.get("regions", [])),
             payments=tuple(Payment(item["symbol"], dict(item["name"])) for item in raw.get("payments", [])),
             identity_checks=raw.get("identity_checks"),
             deploy_seconds=raw.get("deploy_seconds"),

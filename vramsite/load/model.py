@@ -195,7 +195,8 @@ class Payment:
 @dataclass(frozen=True)
 class SiteRegion:
     id: str
-    city: str
+    city: dict[str, str] = field(compare=False, hash=False)
+    """The city, per language (URL segment)."""
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ given: they are never rounded to fewer digits than they have.
 
 from __future__ import annotations
 
+import re
 from datetime import date, datetime
 from decimal import Decimal
 
@@ -116,12 +117,34 @@ class Formatter:
 
     # -- words -------------------------------------------------------------
 
-    def names(self, items, style: str = "standard") -> str:
-        """'A, B and C' / 'A、B和C'; ``style='or'`` for alternatives."""
+    def names(self, items, style: str = "standard", visible=None) -> str:
+        """'A, B and C' / 'A、B 和 C'; ``style='or'`` for alternatives.
+
+        ``visible`` gives each item's text as a reader sees it (items may be
+        markup). Where a connector word written without spaces (和, 或) meets
+        a Latin name, a space goes between them, as Chinese technical writing does.
+        """
         texts = [str(item) for item in items]
         if not texts:
             return ""
-        return format_list(texts, style=style, locale=self.locale.gettext)
+        shown = [str(text) for text in (visible or texts)]
+        tokens = [f"\x00{index}\x00" for index in range(len(texts))]
+        pattern = format_list(tokens, style=style, locale=self.locale.gettext)
+        pieces = re.split(r"\x00(\d+)\x00", pattern)
+        result = []
+        for position, piece in enumerate(pieces):
+            if position % 2:
+                result.append(texts[int(piece)])
+                continue
+            if piece.strip() and not re.search(r"[\s,、]", piece):  # a bare connector such as 和
+                before = shown[int(pieces[position - 1])] if position > 0 else ""
+                after = shown[int(pieces[position + 1])] if position + 1 < len(pieces) else ""
+                if before[-1:].isascii() and before[-1:].isalnum():
+                    piece = " " + piece
+                if after[:1].isascii() and after[:1].isalnum():
+                    piece = piece + " "
+            result.append(piece)
+        return "".join(result)
 
     def date(self, iso: str) -> str:
         """A date (or date and time) from data, in the locale's long style."""

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from markupsafe import Markup, escape
 
 from ..calc.figure import Figure
-from ..tables.model import Fig, Flag, Link, Msg, Text
+from ..tables.model import Fig, Flag, Link, Msg, Names, Text
 from .derivation import explain
 from .format import Formatter
 
@@ -46,6 +46,9 @@ class InlineRenderer:
             return self.link(piece.target, self.render(piece.content))
         if isinstance(piece, Flag):
             return self.flag(piece.msgid)
+        if isinstance(piece, Names):
+            texts = [self.render(item) for item in piece.items]
+            return Markup(self.fmt.names([str(t) for t in texts], piece.style, [t.striptags() for t in texts]))
         if isinstance(piece, Markup):
             return piece
         if isinstance(piece, str):

@@ -104,9 +104,11 @@ class Scope:
         return self.inline.figure(figure, decimals, period)
 
     def names(self, items, style: str = "standard") -> Markup:
-        texts = [str(self.inline.render(item)) if not isinstance(item, str) else str(self.inline.text(item))
-                 for item in items]
-        return Markup(self.fmt.names(texts, style))
+        items = list(items)
+        texts = [str(self.inline.text(item)) if isinstance(item, str) and not isinstance(item, Markup)
+                 else str(self.inline.render(item)) for item in items]
+        visible = [Markup(text).striptags() for text in texts]
+        return Markup(self.fmt.names(texts, style, visible))
 
     def date(self, iso: str) -> Markup:
         return self.inline.text(self.fmt.date(str(iso)))

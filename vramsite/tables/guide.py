@@ -10,7 +10,7 @@ from __future__ import annotations
 from ..calc.figure import COUNT, Figure, given
 from ..calc.guide import Guide, ModelView
 from ..load.model import Method
-from .model import Cell, Column, Fig, Link, Msg, Row, Table, Text
+from .model import Cell, Column, Fig, Link, Msg, Names, Row, Table, Text
 
 
 def method_label(method: Method) -> Msg:
@@ -54,7 +54,8 @@ def precision_table(guide: Guide, model_ids: list[str]) -> Table:
         sub = None
         if precision.requires_feature:
             sub = Msg.of("needs {feature}: {architectures}", feature=Text(precision.requires_feature.upper()),
-                         architectures=Text(", ".join(guide.architectures_with(precision.requires_feature))))
+                         architectures=Names(tuple(Text(name) for name in
+                                                   guide.architectures_with(precision.requires_feature))))
         cells = [figure_cell(guide.precision_bytes(precision.id))]
         cells += [figure_cell(model.weights(precision.id)) for model in models]
         rows.append(Row(Cell(Text(precision.label), sub=sub), tuple(cells), precision.id))

@@ -58,7 +58,15 @@ class Flag:
     msgid: str
 
 
-Inline = Text | Msg | Fig | Link | Flag | tuple
+@dataclass(frozen=True)
+class Names:
+    """A list in the reader's language: 'A, B and C', 'A、B 和 C'."""
+
+    items: tuple["Inline", ...]
+    style: str = "standard"
+
+
+Inline = Text | Msg | Fig | Link | Flag | Names | tuple
 
 
 @dataclass(frozen=True)
