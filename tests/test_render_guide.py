@@ -85,7 +85,7 @@ def test_both_languages_have_the_same_sections_tables_and_figures(site):
 
 
 def _numbers(rows: dict) -> list[str]:
-    return [re.findall(r"\d[\d,.]*", " ".join([header, *cells])) for header, cells in rows.items()]
+    return [re.findall(r"\d+(?:[,.]\d+)*", " ".join([header, *cells])) for header, cells in rows.items()]
 
 
 def test_every_figure_in_html_carries_its_derivation(site):
@@ -100,13 +100,16 @@ def test_every_figure_in_html_carries_its_derivation(site):
     assert text_of(total) == "75 GB"
 
 
+DOWNLOADS = re.compile(r"^(\.\./)*(data/[\w.-]+\.(json|csv)|assets/charts/[\w.-]+\.svg)$")
+
+
 def test_twin_links_point_at_twins_and_pages_at_pages(site):
     for language in LANGUAGES:
         twin = site[f"{language}/vram.html.md"].decode()
-        targets = re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", twin)
+        targets = [t for t in re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", twin) if not DOWNLOADS.match(t)]
         assert targets and all(target.endswith(".html.md") or target.startswith("http") for target in targets)
         html = site[f"{language}/vram.html"].decode()
-        hrefs = re.findall(r'<a href="([^"#]+)', html)
+        hrefs = [h for h in re.findall(r'<a href="([^"#]+)', html) if not DOWNLOADS.match(h)]
         assert hrefs and all(h.endswith(".html") or h.endswith(".md") or h.startswith("http") for h in hrefs)
 
 

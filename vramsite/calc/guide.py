@@ -124,7 +124,7 @@ class Guide:
         return self._cells[key]
 
     def cell(self, model_id: str, method_id: str) -> Lookup:
-        """A cell of the lookup grid at the default context and batch."""
+        """A cell of the lookup grid at the default context and batch (any method, not only the grid's columns)."""
         return self.lookup(self.data.model(model_id), self.data.method(method_id))
 
     @property

@@ -25,6 +25,7 @@ from .model import (
     Payment,
     Precision,
     Pricing,
+    Reference,
     Region,
     SiteConfig,
     SiteData,
@@ -115,6 +116,7 @@ class _Checker:
         raw = self.docs["site"].value
         self.unique("site", ("locales",), raw["locales"], "segment")
         self.unique("site", ("regions",), raw.get("regions", []), "id")
+        self.unique("site", ("references",), raw.get("references", []), "id")
         locales = tuple(LocaleConfig(**item) for item in raw["locales"])
         segments = {locale.segment for locale in locales}
         for group, key in (("payments", "name"), ("regions", "city")):
@@ -133,6 +135,10 @@ class _Checker:
             deploy_seconds=raw.get("deploy_seconds"),
             node_host_memory_tb=_dec(raw.get("node_host_memory_tb")),
             marketplace=raw.get("marketplace"),
+            references={item["id"]: Reference(item["id"], item["title"], item["url"], item.get("authors"),
+                                              item.get("label"),
+                                              {key: _dec(value) for key, value in item.get("facts", {}).items()})
+                        for item in raw.get("references", [])},
         )
 
     def models(self) -> tuple[Model, ...]:
@@ -208,9 +214,13 @@ class _Checker:
             kv_precision = self.find_precision(precisions, raw["kv_precision"], ("inference", "kv_precision"))
         elif raw["kv_cache"]:
             self.problem("sizing", ("inference", "kv_precision"), "missing required field 'kv_precision' (kv_cache is true)")
+        if raw["kv_cache"]:
+            for key in ("context_tokens", "batch"):
+                if key not in raw:
+                    self.problem("sizing", ("inference", key), f"missing required field {key!r} (kv_cache is true)")
         return Inference(
-            context_tokens=raw["context_tokens"],
-            batch=raw["batch"],
+            context_tokens=raw.get("context_tokens"),
+            batch=raw.get("batch"),
             kv_cache=raw["kv_cache"],
             kv_precision=kv_precision,
             overhead_gb=_dec(raw["overhead_gb"]),

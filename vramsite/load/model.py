@@ -83,8 +83,9 @@ class Precision:
 class Inference:
     """Defaults for serving a model."""
 
-    context_tokens: int
-    batch: int
+    context_tokens: int | None
+    """Default context (required where the KV cache is counted)."""
+    batch: int | None
     kv_cache: bool
     kv_precision: Precision | None
     overhead_gb: Decimal
@@ -211,6 +212,21 @@ class SiteConfig:
     deploy_seconds: int | None = None
     node_host_memory_tb: Decimal | None = None
     marketplace: str | None = None
+    references: dict[str, "Reference"] = field(default_factory=dict, compare=False, hash=False)
+    """Sources the pages cite, by id."""
+
+
+@dataclass(frozen=True)
+class Reference:
+    """A paper or page the content cites, with the figures it reports."""
+
+    id: str
+    title: str
+    url: str
+    authors: str | None = None
+    label: str | None = None
+    """How the citation reads inline: 'arXiv:1910.02054'."""
+    facts: dict[str, Decimal] = field(default_factory=dict, compare=False, hash=False)
 
 
 @dataclass(frozen=True)

@@ -96,5 +96,6 @@ def faq_jsonld(body_html: str) -> str | None:
             for question, answer in pairs
         ],
     }
-    # "</" cannot appear inside a <script> element's JSON.
-    return json.dumps(data, ensure_ascii=False, indent=1).replace("</", "<\\/")
+    # No markup inside a <script> element's JSON: "<", ">" and "&" as JSON escapes (text from data may hold them).
+    text = json.dumps(data, ensure_ascii=False, indent=1)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")

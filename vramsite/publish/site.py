@@ -12,20 +12,23 @@ from functools import cached_property
 from pathlib import Path
 
 from babel import Locale as BabelLocale
-from jinja2 import ChoiceLoader, Environment, FileSystemLoader, StrictUndefined, TemplateError, select_autoescape
+from jinja2 import (ChoiceLoader, Environment, FileSystemLoader, StrictUndefined, TemplateNotFound,
+                    TemplateSyntaxError, select_autoescape)
 from markupsafe import Markup
 
 from ..calc import Guide
-from ..errors import InputError, Problem
+from ..errors import InputError, Problem, UnknownId
 from ..load import load_site
-from ..load.schema import schema_problems
+from ..load.schema import readable_path, schema_problems
 from ..load.yaml_source import read_yaml
-from ..render.content import content_environment, page_meta, read_content, render_content
+from ..render.charts import CHARTS, chart_file, render_chart
+from ..render.content import content_environment, layout_problem, page_meta, read_content, render_content
+from ..render.format import Formatter
 from ..render.i18n import load_catalogs
 from ..render.markdown import make_markdown, strip_heading_ids
 from ..render.scope import HTML, MD, Scope, install_filters
 from ..tables import ALL_TABLES
-from . import discovery
+from . import discovery, downloads
 from .router import Router
 from .writer import SiteFiles
 
@@ -45,6 +48,21 @@ class ContentPage:
     params: dict
     card: str | None = None
     """For pages made once per card: the card's id (the content sees it as `card`)."""
+    line: int | None = None
+    entry: str = ""
+    """Where content/pages.yaml declares the page (line, and its entry: pages[pricing]), for messages."""
+
+
+def layout_environment(root: Path) -> Environment:
+    """Layout templates: the site's own first, then the engine's."""
+    folders = [root / "templates", ENGINE_ROOT / "templates"]
+    env = Environment(
+        loader=ChoiceLoader([FileSystemLoader(str(folder)) for folder in folders if folder.is_dir()]),
+        autoescape=select_autoescape(["html"], default_for_string=False, default=False),
+        undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
+    )
+    install_filters(env)
+    return env
 
 
 def language_name(locale) -> str:
@@ -67,12 +85,15 @@ class SiteBuild:
         self.root = Path(root)
         self.data = load_site(self.root)
         self.guide = Guide(self.data)
-        self.catalogs = load_catalogs(self.root, self.data.site.locales)
+        self.catalogs = load_catalogs(self.root, self.data.site.locales, ENGINE_ROOT)
         self.pages = self._read_pages()
         self.router = Router()
         for page in self.pages:
             self.router.add(page.id)
         self._tables: dict = {}
+        self._charts: dict = {}
+        self._chart_options: dict = {}
+        self._formatters: dict = {}
 
     # -- sources -------------------------------------------------------------
 
@@ -85,27 +106,53 @@ class SiteBuild:
         problems = schema_problems(document, "pages.schema.json")
         if problems:
             raise InputError(problems)
-        pages = []
-        for item in document.value["pages"]:
+        pages, problems, claimed = [], [], {}
+        for index, item in enumerate(document.value["pages"]):
             source = item.get("source", item["id"])
+            line, entry = document.line_of(("pages", index)), readable_path(document, ("pages", index))
             if item.get("each") == "card":
-                pages += [ContentPage(item["id"].replace("{card}", gpu.id), source, item["template"], None,
-                                      item.get("params", {}), gpu.id) for gpu in self.data.gpus]
+                made = [ContentPage(item["id"].replace("{card}", gpu.id), source, item["template"], None,
+                                    item.get("params", {}), gpu.id, line, entry) for gpu in self.data.gpus]
             else:
-                pages.append(ContentPage(item["id"], source, item["template"], item.get("nav"), item.get("params", {})))
+                made = [ContentPage(item["id"], source, item["template"], item.get("nav"), item.get("params", {}),
+                                    None, line, entry)]
+            for page in made:
+                if page.id in claimed:  # two pages would write one file in every language
+                    first = claimed[page.id]
+                    clash = (f"{first.entry} (content/pages.yaml line {first.line}); "
+                             f"two pages cannot write <language>/{page.id}.html")
+                    if page.card:  # the card's id makes the clash: say so where the id is
+                        problems.append(self._card_id_problem(page.card, f"its page {page.id!r} is already made by {clash}"))
+                    else:
+                        problems.append(Problem(name, document.line_of(("pages", index, "id")), f"{entry}.id",
+                                                f"page {page.id!r} is already made by {clash}"))
+                else:
+                    claimed[page.id] = page
+                    pages.append(page)
+            problems += self._template_problems(document, index, entry, item["template"])
+        if problems:
+            raise InputError(problems)
         return pages
+
+    def _card_id_problem(self, card: str, message: str) -> Problem:
+        name = "data/gpus.yaml"
+        document = read_yaml(self.root / name, name)
+        index = next(i for i, item in enumerate(document.value["gpus"]) if item.get("id") == card)
+        return Problem(name, document.line_of(("gpus", index, "id")), f"gpus[{card}].id", message)
+
+    def _template_problems(self, document, index: int, entry: str, template: str) -> list[Problem]:
+        try:
+            self.layout.get_template(template)
+        except TemplateNotFound:
+            return [Problem(document.name, document.line_of(("pages", index, "template")), f"{entry}.template",
+                            f"no template {template!r} in templates/")]
+        except TemplateSyntaxError:
+            return []  # reported, with every other problem, by the pages that render with it
+        return []
 
     @cached_property
     def layout(self) -> Environment:
-        """Layout templates: the site's own first, then the engine's."""
-        folders = [self.root / "templates", ENGINE_ROOT / "templates"]
-        env = Environment(
-            loader=ChoiceLoader([FileSystemLoader(str(folder)) for folder in folders if folder.is_dir()]),
-            autoescape=select_autoescape(["html"], default_for_string=False, default=False),
-            undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
-        )
-        install_filters(env)
-        return env
+        return layout_environment(self.root)
 
     @cached_property
     def content_env(self):
@@ -122,9 +169,42 @@ class SiteBuild:
         key = (name, _freeze(options))
         if key not in self._tables:
             if name not in ALL_TABLES:
-                raise LookupError(f"unknown table {name!r} (known: {', '.join(ALL_TABLES)})")
+                raise UnknownId("table", name, tuple(ALL_TABLES))
             self._tables[key] = ALL_TABLES[name](self.guide, **options)
         return self._tables[key]
+
+    def shown_tables(self) -> list:
+        """Every table a page has shown so far, once each, in the order first shown."""
+        return [table for table in self._tables.values() if table is not None]
+
+    def formatter(self, locale) -> Formatter:
+        if locale.segment not in self._formatters:
+            self._formatters[locale.segment] = Formatter(locale, self.data.site.display,
+                                                         self.catalogs[locale.segment])
+        return self._formatters[locale.segment]
+
+    def chart(self, name: str, locale, standalone: bool = False, **options) -> str:
+        """A chart's SVG in one language, drawn once however many pages show it."""
+        if name not in CHARTS:
+            raise UnknownId("chart", name, tuple(CHARTS))
+        frozen = _freeze(options)
+        key = (name, frozen, locale.segment, standalone)
+        if key not in self._charts:
+            self._charts[key] = render_chart(name, self.guide, self.formatter(locale), locale.segment,
+                                             standalone=standalone, **options)
+            self._chart_options.setdefault((name, frozen), options)
+        return self._charts[key]
+
+    def chart_files(self) -> dict[str, bytes]:
+        """assets/charts/<segment>-<name>.svg: each chart a page shows, as a file in every language, for the twins."""
+        uses = dict(self._chart_options)
+        files = {}
+        for (name, _), options in sorted(uses.items(), key=lambda item: (item[0][0], repr(item[0][1]))):
+            for locale in self.data.site.locales:
+                svg = self.chart(name, locale, standalone=True, **options)
+                path = f"assets/{chart_file(name, locale.segment, options)}"
+                files[path] = ('<?xml version="1.0" encoding="UTF-8"?>\n' + svg + "\n").encode("utf-8")
+        return files
 
     # -- rendering -----------------------------------------------------------
 
@@ -150,13 +230,18 @@ class SiteBuild:
             files.add(path, content, "templates")
         for path, content in self.assets().items():
             files.add(path, content, "templates/static")
+        for path, content in downloads.download_files(self.shown_tables()).items():
+            files.add(path, content, "vramsite/tables")
+        for path, content in self.chart_files().items():
+            files.add(path, content, "vramsite/render/charts.py")
         if self.catalog_problems():
             raise InputError(self.catalog_problems())
         return files
 
     def catalog_problems(self) -> list[Problem]:
         """UI strings some page asked for that a language's catalog lacks (strict by default)."""
-        return [problem for catalog in self.catalogs.values() for problem in catalog.problems()]
+        catalogs = tuple(self.catalogs.values())
+        return [problem for catalog in catalogs for problem in catalog.problems(catalogs)]
 
     def site_files(self, rendered: list[RenderedPage]) -> dict[str, bytes]:
         """The language chooser, the 404 page, sitemap, robots.txt and llms.txt."""
@@ -189,15 +274,17 @@ class SiteBuild:
     def _plain(self, template_name: str, context: dict) -> bytes:
         try:
             return self.layout.get_template(template_name).render(context).encode("utf-8")
-        except TemplateError as error:
-            raise InputError([Problem(f"templates/{getattr(error, 'name', None) or template_name}",
-                                      getattr(error, "lineno", None), "", f"template error: {error.message}")]) from None
+        except InputError:
+            raise
+        except Exception as error:  # noqa: BLE001 - every failure becomes a located message
+            raise InputError([layout_problem(error, template_name)]) from None
 
     def render_page(self, page: ContentPage, locale) -> RenderedPage:
         name = f"content/{locale.segment}/{page.source}.md"
         path = self.root / name
         if not path.is_file():
-            raise InputError([Problem(name, None, "", f"missing: page {page.id!r} has no {locale.tag} text")])
+            raise InputError([Problem("content/pages.yaml", page.line, page.entry,
+                                      f"no {locale.tag} text: {name} is missing")])
         source = read_content(path, name, self.content_env)
         out_path = f"{locale.segment}/{page.id}.html"
         card = self.guide.gpu(page.card) if page.card else None
@@ -227,9 +314,10 @@ class SiteBuild:
         try:
             template = self.layout.get_template(template_name)
             return template.render(scope.template_context(**context))
-        except TemplateError as error:
-            raise InputError([Problem(f"templates/{getattr(error, 'name', None) or template_name}",
-                                      getattr(error, "lineno", None), "", f"template error: {error.message}")]) from None
+        except InputError:
+            raise
+        except Exception as error:  # noqa: BLE001 - every failure becomes a located message
+            raise InputError([layout_problem(error, template_name)]) from None
 
     def nav(self, scope: Scope) -> list[dict]:
         return [{"key": page.id, "label": page.nav, "url": scope.link(page.id)} for page in self.pages if page.nav]
@@ -257,6 +345,56 @@ class SiteBuild:
                     if item.is_file():
                         files[f"assets/{item.name}"] = item.read_bytes()
         return files
+
+
+def render_site(root: Path) -> dict[str, bytes]:
+    """The whole site in memory, or InputError with every problem found.
+
+    When the data cannot be loaded no page can be rendered; the content files,
+    layout templates and pages.yaml are then still read and compiled, so that
+    one run lists their problems too.
+    """
+    try:
+        return SiteBuild(root).render()
+    except InputError as error:
+        raise InputError(error.problems + source_problems(Path(root))) from None
+
+
+def source_problems(root: Path) -> list[Problem]:
+    """Problems found without the data: pages.yaml's shape, template and content syntax."""
+    problems: list[Problem] = []
+    sources: set[str] | None = None
+    pages = root / "content" / "pages.yaml"
+    if pages.is_file():
+        try:
+            document = read_yaml(pages, "content/pages.yaml")
+            found = schema_problems(document, "pages.schema.json")
+            problems += found
+            if not found:
+                sources = {item.get("source", item["id"]) for item in document.value["pages"]}
+        except InputError as error:
+            problems += error.problems
+    layout = layout_environment(root)
+    folder = root / "templates"
+    if folder.is_dir():
+        for item in sorted(folder.rglob("*")):
+            name = item.relative_to(folder).as_posix()
+            if item.suffix in (".html", ".md") and not name.startswith("static/"):
+                try:
+                    layout.get_template(name)
+                except TemplateSyntaxError as error:
+                    problems.append(layout_problem(error, name))
+                except UnicodeDecodeError as error:
+                    problems.append(Problem(f"templates/{name}", None, "", f"not UTF-8 text ({error.reason})"))
+    env = content_environment()
+    install_filters(env)
+    for item in sorted((root / "content").glob("*/*.md")):
+        if sources is None or item.stem in sources:
+            try:
+                read_content(item, item.relative_to(root).as_posix(), env)
+            except InputError as error:
+                problems += error.problems
+    return problems
 
 
 def _freeze(value):

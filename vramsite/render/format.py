@@ -55,6 +55,7 @@ MONEY_PERIODS = {
     "USD/GB/month": "{money}/GB/month",
 }
 TB = Decimal(1000)
+MD_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
 
 
 class Formatter:
@@ -127,7 +128,8 @@ class Formatter:
         texts = [str(item) for item in items]
         if not texts:
             return ""
-        shown = [str(text) for text in (visible or texts)]
+        # What a reader sees of a Markdown link is its text: [RTX 4090](url) ends in "0", not ")".
+        shown = [MD_LINK.sub(r"\1", str(text)) for text in (visible or texts)]
         tokens = [f"\x00{index}\x00" for index in range(len(texts))]
         pattern = format_list(tokens, style=style, locale=self.locale.gettext)
         pieces = re.split(r"\x00(\d+)\x00", pattern)

@@ -49,7 +49,8 @@ class Catalog:
         self.missing.add(singular)
         return singular if n == 1 else plural
 
-    def problems(self) -> list[Problem]:
+    def problems(self, others: tuple["Catalog", ...] = ()) -> list[Problem]:
+        """One problem per msgid asked for and not given; ``others``: catalogs to point at for a missing one."""
         found = []
         for msgid in sorted(self.missing):
             if msgid in self.fuzzy:
@@ -58,26 +59,47 @@ class Catalog:
                 reason = "has an empty translation"
             else:
                 reason = "is missing; add it to the catalog"
+                having = [other for other in others if other is not self and msgid in other.lines]
+                if having:
+                    reason += f" (copy the entry from {having[0].path}:{having[0].lines[msgid]})"
             found.append(Problem(self.path, self.lines.get(msgid), f"msgid {msgid!r}", reason))
         return found
 
 
-def load_catalogs(root: Path, locales: tuple[LocaleConfig, ...]) -> dict[str, Catalog]:
-    """One catalog per locale segment, from locales/<gettext id>/LC_MESSAGES/messages.po."""
+def load_catalogs(root: Path, locales: tuple[LocaleConfig, ...], shared: Path | None = None) -> dict[str, Catalog]:
+    """One catalog per locale segment, from locales/<gettext id>/LC_MESSAGES/messages.po.
+
+    ``shared`` is a folder whose locales/ holds the engine's UI strings: a
+    site's own catalog is laid over it, so a second site only translates what
+    it says differently (its table cells, say) and adds nothing it shares.
+    """
     catalogs, problems = {}, []
     for locale in locales:
         relative = f"locales/{locale.gettext}/LC_MESSAGES/{DOMAIN}.po"
-        path = root / relative
-        if not path.is_file():
+        layers = [folder / relative for folder in (shared, root) if folder is not None]
+        layers = [path for index, path in enumerate(layers) if path.is_file() and path not in layers[:index]]
+        if not layers:
             problems.append(Problem(relative, None, "", f"no catalog for {locale.tag}; create it (copy another language's)"))
             continue
         try:
-            catalogs[locale.segment] = _read(path, relative, locale)
+            read = [_read(path, relative, locale) for path in layers]
         except (PoFileError, UnicodeDecodeError, ValueError) as error:
             problems.append(Problem(relative, None, "", f"cannot read the catalog: {error}"))
+            continue
+        catalogs[locale.segment] = _overlay(read)
     if problems:
         raise InputError(problems)
     return catalogs
+
+
+def _overlay(layers: list[Catalog]) -> Catalog:
+    """The last catalog's entries over the earlier ones'."""
+    result = layers[0]
+    for layer in layers[1:]:
+        fuzzy = (result.fuzzy - set(layer.messages)) | layer.fuzzy
+        result = Catalog(layer.locale, layer.path, {**result.messages, **layer.messages}, fuzzy,
+                         {**result.lines, **layer.lines}, layer.plural)
+    return result
 
 
 def _read(path: Path, relative: str, locale: LocaleConfig) -> Catalog:

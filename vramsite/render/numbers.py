@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
+from functools import lru_cache
 
+from babel import Locale
 from babel.numbers import format_decimal
 
 ROUNDING = ROUND_HALF_UP
@@ -35,7 +37,8 @@ class DisplaySpec:
     below_10: int | None = None
 
     def decimals_for(self, value: Decimal) -> int:
-        if self.below_10 is not None and abs(quantize(value, self.decimals)) < 10:
+        """``below_10`` where the value, shown with those decimals, stays under 10 (9.6, but 9.96 reads 10)."""
+        if self.below_10 is not None and abs(quantize(value, self.below_10)) < 10:
             return self.below_10
         return self.decimals
 
@@ -54,5 +57,16 @@ def rounded(value: Decimal, spec: DisplaySpec) -> Decimal:
 def format_number(value: Decimal, spec: DisplaySpec, locale: str) -> str:
     """Round by ``spec`` and group digits for ``locale`` (a gettext id such as zh_CN)."""
     decimals = spec.decimals_for(value)
-    pattern = "#,##0" + ("." + ("#" if spec.trim else "0") * decimals if decimals else "")
-    return format_decimal(quantize(value, decimals), format=pattern, locale=locale)
+    return _grouped(quantize(value, decimals), decimals, spec.trim, locale)
+
+
+@lru_cache(maxsize=65536)
+def _grouped(value: Decimal, decimals: int, trim: bool, locale: str) -> str:
+    """Babel's digit grouping for an already rounded value; a page repeats the same figures often."""
+    pattern = "#,##0" + ("." + ("#" if trim else "0") * decimals if decimals else "")
+    return format_decimal(value, format=pattern, locale=_locale(locale))
+
+
+@lru_cache(maxsize=None)
+def _locale(identifier: str) -> Locale:
+    return Locale.parse(identifier)

@@ -5,6 +5,7 @@ Content and layout templates see the same small API::
     g                         the Guide (every figure, by name)
     model("70B"), gpu("a40"), cell("70B", "infer-int4")
     table("lookup")           a table, as HTML or as a GFM pipe table
+    chart("cost")             a chart: inline SVG, or in the twin an image link to its .svg copy
     link("gpu", "a40")        the URL of another page (a twin from a twin)
     stats([(value, label)])   the headline figures block
     params                    the page's named inputs (content/pages.yaml)
@@ -27,7 +28,9 @@ from jinja2 import pass_context
 from markupsafe import Markup
 
 from ..calc.figure import COUNT, Figure, given
+from ..publish.downloads import download_path
 from ..tables.guide import method_label
+from .charts import chart_file, chart_title
 from .derivation import explain
 from .format import Formatter
 from .inline import HTML, MD, InlineRenderer
@@ -84,6 +87,27 @@ class Scope:
             text = "\n".join(line for line in text.split("\n") if line.strip())
         return Markup(text.strip("\n"))
 
+    def chart(self, name: str, **options) -> Markup:
+        """A chart as inline SVG; in the twin, an image link to the chart's standalone copy."""
+        if self.mode == MD:
+            url = self.asset(chart_file(name, self.locale.segment, options))
+            self.build.chart(name, self.locale, standalone=True, **options)  # checks the name, files the copy
+            return Markup("![{}]({})").format(self.inline.text(chart_title(name, self.fmt)), Markup(url))
+        svg = self.build.chart(name, self.locale, **options)
+        return Markup('<div class="chart" style="overflow-x:auto;margin:1.5rem 0">\n{}\n</div>').format(Markup(svg))
+
+    def download(self, table) -> Markup:
+        """'Download: JSON · CSV', linking the table's files under data/ (relative to this page)."""
+        here = posixpath.dirname(self.page_path) or "."
+        links = {}
+        for ext, label, kind in (("json", "JSON", "application/json"), ("csv", "CSV", "text/csv")):
+            url = posixpath.relpath(download_path(table.id, ext), here)
+            if self.mode == MD:
+                links[ext] = Markup("[{}]({})").format(label, Markup(url))
+            else:
+                links[ext] = Markup('<a href="{}" type="{}" download>{}</a>').format(url, kind, label)
+        return self.inline.message("Download: {json} · {csv}", json=links["json"], csv=links["csv"])
+
     def stats(self, items) -> Markup:
         template = self.build.layout.get_template(f"partials/stats.{self.mode}")
         text = template.render(self.template_context(items=items))
@@ -133,6 +157,8 @@ class Scope:
             "gpu": guide.gpu,
             "cell": guide.cell,
             "table": self.table,
+            "chart": self.chart,
+            "download": self.download,
             "stats": self.stats,
             "link": self.link,
             "asset": self.asset,

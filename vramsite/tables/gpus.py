@@ -6,6 +6,7 @@ from ..calc.cost import discount_percent, per_card_hour
 from ..calc.figure import COUNT, difference, given
 from ..calc.guide import Guide, GpuView
 from ..calc.memory import max_context
+from ..errors import UnknownId
 from .guide import figure_cell, gpu_header, method_label, model_header
 from .model import Cell, Column, Fig, Flag, Link, Msg, Row, Table, Text
 
@@ -42,8 +43,10 @@ def regions_cell(gpu: GpuView) -> Cell:
     return Cell(tuple(parts))
 
 
-def catalogue_table(guide: Guide) -> Table:
-    columns = (
+def catalogue_table(guide: Guide, columns: list[str] | None = None) -> Table:
+    """Every card, largest memory first; ``columns`` names the columns shown, by key, in the catalogue's
+    order (all of them unless given), so that a site leaves out what its data does not have."""
+    every = (
         Column(Msg.of("VRAM"), True, "memory_gb"),
         Column(Msg.of("Memory"), False, "memory_type"),
         Column(Msg.of("Bandwidth"), True, "bandwidth_gbps"),
@@ -64,7 +67,14 @@ def catalogue_table(guide: Guide) -> Table:
             figure_cell(gpu.usd_per_gb), regions_cell(gpu),
         )
         rows.append(Row(gpu_header(gpu, Text(gpu.architecture)), cells, gpu.id))
-    return Table("catalogue", Msg.of("Every card we rent"), Msg.of("GPU"), columns, tuple(rows))
+    keys = [column.key for column in every]
+    for key in columns or ():
+        if key not in keys:
+            raise UnknownId("catalogue column", key, tuple(keys))
+    keep = [index for index, column in enumerate(every) if columns is None or column.key in columns]
+    rows = [Row(row.header, tuple(row.cells[index] for index in keep), row.key) for row in rows]
+    return Table("catalogue", Msg.of("Every card we rent"), Msg.of("GPU"), tuple(every[index] for index in keep),
+                 tuple(rows))
 
 
 def gpu_prices_table(guide: Guide, gpu: str) -> Table:

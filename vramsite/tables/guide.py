@@ -101,18 +101,26 @@ def finetune_table(guide: Guide) -> Table:
     return Table("finetune", Msg.of("Memory to fine-tune each model"), Msg.of("Model"), columns, rows)
 
 
-def lookup_table(guide: Guide) -> Table:
-    columns = tuple(Column(method_label(method), False, method.id) for method in guide.columns)
+def lookup_table(guide: Guide, columns: list[str] | None = None, table_id: str = "lookup",
+                 caption: str = "The cheapest card that fits", examples: bool = False) -> Table:
+    """The lookup grid: a row per model, a cell per method (all of the site's columns unless named).
+
+    ``examples`` puts the model's example names under its size, for pages that
+    name models as well as sizes.
+    """
+    methods = [guide.method(method_id) for method_id in columns] if columns else list(guide.columns)
+    heads = tuple(Column(method_label(method), False, method.id) for method in methods)
     rows = []
     for model in guide.models:
         cells = []
-        for method in guide.columns:
+        for method in methods:
             found = guide.cell(model.id, method.id)
             flags = ("tight",) if found.choice and found.choice.tight else ()
             flags += ("sales",) if not found.fits else ("multi",) if found.choice.count > 1 else ()
             cells.append(Cell(flags=flags, value=found.need, lookup=found))
-        rows.append(Row(model_header(model), tuple(cells), model.id))
-    return Table("lookup", Msg.of("The cheapest card that fits"), Msg.of("Model"), columns, tuple(rows))
+        sub = Names(tuple(Text(name) for name in model.examples)) if examples and model.examples else None
+        rows.append(Row(model_header(model, sub), tuple(cells), model.id))
+    return Table(table_id, Msg.of(caption), Msg.of("Model"), heads, tuple(rows))
 
 
 def cost_table(guide: Guide) -> Table:
