@@ -9,6 +9,7 @@ from pathlib import Path
 from .errors import InputError
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
+COMMANDS = ("build", "check", "serve", "diff")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -26,24 +27,52 @@ def main(argv: list[str] | None = None) -> int:
 
 def _default_command(argv: list[str]) -> list[str]:
     """`build.py` alone, or with only options, means `build.py build`."""
-    commands = {"build", "check", "serve", "diff"}
-    if not argv or (argv[0] not in commands and argv[0] not in ("-h", "--help")):
+    if not argv or (argv[0] not in COMMANDS and argv[0] not in ("-h", "--help")):
         return ["build", *argv]
     return argv
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="build.py", description="Build the GPU-sizing guide site from data/.")
-    commands = parser.add_subparsers(dest="command", required=True)
+    parser = argparse.ArgumentParser(
+        prog="build.py", description="Build the GPU-sizing guide site from data/, content/, templates/ and locales/.",
+        epilog="Without a command, build.py builds. Editing guide: docs/editing.md.")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="{build,check,serve,diff}")
 
-    build = commands.add_parser("build", help="build the site into its output folder (the default)")
+    build = commands.add_parser(
+        "build", help="build the site into its output folder (the default)",
+        description="Render every page in every language, in memory; then write the files that changed into the "
+                    "output folder, swapped in all at once. On any problem nothing is written and the previous "
+                    "site stays as it was.")
     _site_option(build)
     build.add_argument("--out", type=Path, help="output folder (default: SITE/site)")
     build.set_defaults(run=_build)
 
-    check = commands.add_parser("check", help="validate data, content, templates and translations; write nothing")
+    check = commands.add_parser(
+        "check", help="validate data, content, templates and translations; write nothing",
+        description="Render the whole site in memory and list every problem found (file:line: field: message); "
+                    "write nothing. Exits 1 if there is any problem.")
     _site_option(check)
     check.set_defaults(run=_check)
+
+    serve = commands.add_parser(
+        "serve", help="preview the site on localhost, rebuilding when a source file changes",
+        description="Serve the site from memory at http://HOST:PORT/. Every request first looks for changed files "
+                    "under data/, content/, templates/ and locales/ and rebuilds if there are any; while the build "
+                    "fails, every page shows the list of problems instead. Writes nothing. Stop with Ctrl-C.")
+    _site_option(serve)
+    serve.add_argument("--port", type=int, default=8000, help="port to listen on (default: 8000; 0 picks a free one)")
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1, this machine only)")
+    serve.set_defaults(run=_serve)
+
+    diff = commands.add_parser(
+        "diff", help="list every figure and sentence that changed since a git revision, as Markdown",
+        description="Build the site's data/, content/, templates/ and locales/ as they were at git revision REV "
+                    "and as they are now (both with this code), and print, as Markdown for a pull-request comment, "
+                    "every table cell (page, table, row, column) and every sentence of the Markdown twins that "
+                    "differs. Prints 'No figure changed.' when nothing did.")
+    diff.add_argument("rev", metavar="REV", help="git revision to compare with: main, origin/main, HEAD~1, a sha")
+    _site_option(diff)
+    diff.set_defaults(run=_diff)
     return parser
 
 
@@ -53,11 +82,11 @@ def _site_option(parser: argparse.ArgumentParser) -> None:
 
 
 def _build(args) -> int:
-    from .publish.site import SiteBuild
+    from .publish.site import render_site
     from .publish.writer import write_site
 
     out = args.out or args.site / "site"
-    files = SiteBuild(args.site).render()
+    files = render_site(args.site)
     report = write_site(files, out)
     print(f"built {len(files)} files into {out}: {len(report.written)} written, "
           f"{len(report.removed)} removed, {report.unchanged} unchanged")
@@ -65,8 +94,26 @@ def _build(args) -> int:
 
 
 def _check(args) -> int:
-    from .load import load_site
+    from .publish.site import render_site
 
-    load_site(args.site)
-    print("no problems found")
+    files = render_site(args.site)
+    print(f"no problems found ({len(files)} files rendered in memory, nothing written)")
+    return 0
+
+
+def _serve(args) -> int:
+    from .publish.serve import serve
+
+    serve(args.site, host=args.host, port=args.port)
+    return 0
+
+
+def _diff(args) -> int:
+    from .publish.diff import DiffError, diff_report
+
+    try:
+        print(diff_report(args.site, args.rev), end="")
+    except DiffError as error:
+        print(f"diff: {error}", file=sys.stderr)
+        return 2
     return 0

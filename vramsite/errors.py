@@ -17,7 +17,8 @@ class Problem:
     def __str__(self) -> str:
         where = self.file if self.line is None else f"{self.file}:{self.line}"
         field = f" {self.field}:" if self.field else ""
-        return f"{where}:{field} {self.message}"
+        message = " ".join(part.strip() for part in self.message.splitlines())  # one problem, one line
+        return f"{where}:{field} {message}"
 
 
 class InputError(Exception):

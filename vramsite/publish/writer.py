@@ -64,16 +64,25 @@ def write_site(files: dict[str, bytes], out: Path) -> WriteReport:
             shutil.rmtree(leftover)
     staging.mkdir(parents=True)
     changed = set(report.written)
-    for path in sorted(files):
-        target = staging / path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if path in changed:
-            target.write_bytes(files[path])
-        else:
-            os.link(out / path, target)
+    try:
+        for path in sorted(files):
+            target = staging / path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if path in changed:
+                target.write_bytes(files[path])
+            else:
+                os.link(out / path, target)
+    except BaseException:  # a full disk, an interrupt: the output folder stays as it was
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
     if out.exists():
         out.rename(old)
-    staging.rename(out)
+    try:
+        staging.rename(out)
+    except BaseException:
+        if old.exists() and not out.exists():
+            old.rename(out)
+        raise
     if old.exists():
         shutil.rmtree(old)
     return report

@@ -1,0 +1,152 @@
+"""build.py's commands as an editor runs them: help, build (atomic, deterministic, idempotent), check."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from vramsite.errors import InputError
+from vramsite.publish import writer
+from vramsite.publish.writer import SiteFiles, write_site
+
+ROOT = Path(__file__).resolve().parent.parent
+SOURCES = ("data", "content", "templates", "locales")
+
+
+def build_py(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(ROOT / "build.py"), *args], capture_output=True, text=True,
+                          cwd=ROOT, timeout=300, env=env)
+
+
+def copy_sources(to: Path) -> Path:
+    for name in SOURCES:
+        shutil.copytree(ROOT / name, to / name)
+    return to
+
+
+def stats(folder: Path) -> dict[str, tuple[int, int, bytes]]:
+    """Every file under ``folder``: inode, modification time (ns) and bytes."""
+    return {path.relative_to(folder).as_posix(): (path.stat().st_ino, path.stat().st_mtime_ns, path.read_bytes())
+            for path in sorted(folder.rglob("*")) if path.is_file()}
+
+
+@pytest.mark.parametrize("command, words", [
+    ("build", "--out"), ("check", "write nothing"), ("serve", "--port"), ("diff", "REV"),
+])
+def test_every_command_has_help(command, words):
+    run = build_py(command, "--help")
+    assert run.returncode == 0 and words in run.stdout and "--site" in run.stdout, run.stdout + run.stderr
+
+
+def test_top_level_help_lists_the_commands():
+    run = build_py("--help")
+    assert run.returncode == 0
+    for command in ("build", "check", "serve", "diff"):
+        assert command in run.stdout
+
+
+@pytest.fixture(scope="module")
+def sources(tmp_path_factory) -> Path:
+    return copy_sources(tmp_path_factory.mktemp("sources"))
+
+
+def test_two_builds_of_the_same_input_are_byte_identical(sources, tmp_path):
+    """Different hash seeds, different output folders: the same bytes (no set order, no clock, no path leaks)."""
+    outputs = []
+    for seed in ("1", "2"):
+        out = tmp_path / f"out-{seed}"
+        run = build_py("build", "--site", str(sources), "--out", str(out),
+                       env={**os.environ, "PYTHONHASHSEED": seed})
+        assert run.returncode == 0, run.stderr
+        outputs.append({path: data for path, (_, _, data) in stats(out).items()})
+    assert outputs[0] == outputs[1]
+    assert len(outputs[0]) > 80
+
+
+def test_a_no_op_rebuild_writes_nothing(sources, tmp_path):
+    out = tmp_path / "site"
+    assert build_py("build", "--site", str(sources), "--out", str(out)).returncode == 0
+    before, folder = stats(out), out.stat().st_ino
+    run = build_py("build", "--site", str(sources), "--out", str(out))
+    assert run.returncode == 0, run.stderr
+    assert ": 0 written, 0 removed," in run.stdout
+    assert out.stat().st_ino == folder, "the output folder was replaced"
+    assert stats(out) == before, "a file was rewritten (inode or mtime changed)"
+
+
+def test_a_price_edit_rewrites_only_the_files_it_changes(tmp_path):
+    site = copy_sources(tmp_path / "src")
+    out = tmp_path / "site"
+    assert build_py("build", "--site", str(site), "--out", str(out)).returncode == 0
+    before = stats(out)
+    prices = site / "data" / "prices.yaml"
+    prices.write_text(prices.read_text().replace("{gpu: a40, usd: 240}", "{gpu: a40, usd: 250}"))
+    assert build_py("build", "--site", str(site), "--out", str(out)).returncode == 0
+    after = stats(out)
+    changed = {path for path in after if path not in before or after[path][2] != before[path][2]}
+    assert "en/gpus/a40.html" in changed and "en/pricing.html" in changed
+    assert "en/gpus/h200-sxm.html" not in changed
+    for path in set(after) - changed:  # unchanged files are the same inode: hard-linked, not rewritten
+        assert after[path][:2] == before[path][:2], path
+    assert not (tmp_path / "site.staging").exists() and not (tmp_path / "site.previous").exists()
+
+
+def test_a_failed_write_leaves_the_previous_site(tmp_path, monkeypatch):
+    out = tmp_path / "site"
+    write_site({"index.html": b"old", "en/a.html": b"a"}, out)
+    before = stats(out)
+    calls = []
+
+    def failing_write(self, data):
+        calls.append(self)
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(writer.Path, "write_bytes", failing_write)
+    with pytest.raises(OSError):
+        write_site({"index.html": b"new", "en/a.html": b"a", "en/b.html": b"b"}, out)
+    monkeypatch.undo()
+    assert calls, "the write was attempted"
+    assert stats(out) == before
+    assert not (tmp_path / "site.staging").exists()
+
+
+def test_site_files_refuse_two_writers_and_escaping_paths():
+    files = SiteFiles()
+    files.add("en/vram.html", b"x", "content/pages.yaml (vram)")
+    with pytest.raises(InputError, match="two pages write 'en/vram.html'"):
+        files.add("en/./vram.html", b"y", "content/pages.yaml (vram)")
+    for path in ("../outside.html", "/etc/passwd", "en/../../x.html", "en\\..\\x.html"):
+        with pytest.raises(InputError, match="escapes the site folder"):
+            files.add(path, b"z", "content/pages.yaml")
+
+
+def test_check_writes_nothing_and_passes_on_the_site(sources):
+    run = build_py("check", "--site", str(sources))
+    assert run.returncode == 0, run.stderr
+    assert "no problems found" in run.stdout
+    assert not (sources / "site").exists()
+
+
+def test_check_lists_every_problem_at_once(tmp_path):
+    site = copy_sources(tmp_path)
+    gpus = site / "data" / "gpus.yaml"
+    gpus.write_text(gpus.read_text().replace("    memory_gb: 192\n", "    memory_gb: -1\n"))
+    prices = site / "data" / "prices.yaml"
+    prices.write_text(prices.read_text().replace("{gpu: l4, usd: 250}", "{gpu: l4, usd: .nan}"))
+    page = site / "templates" / "page.html"
+    page.write_text(page.read_text().replace("<h1>{{ page.title }}</h1>", "<h1>{{ page.title }</h1>"))
+    content = site / "content" / "en" / "pricing.md"
+    content.write_text(content.read_text().replace('{{ table("cost") }}', '{{ table("cost") }'))
+    run = build_py("check", "--site", str(site))
+    assert run.returncode == 1
+    for expected in ("data/gpus.yaml:", "gpus[mi300x].memory_gb: must be greater than 0",
+                     "data/prices.yaml:", "prices[l4].usd: '.nan' is not a finite number",
+                     "templates/page.html:4: template syntax error", "content/en/pricing.md:"):
+        assert expected in run.stderr, f"{expected!r} missing from:\n{run.stderr}"
+    assert run.stderr.strip().splitlines()[-1] == "4 problems; nothing was written."
+    assert not (site / "site").exists()

@@ -1,0 +1,117 @@
+"""`build.py serve`: the preview server, driven over HTTP as a browser would."""
+
+from __future__ import annotations
+
+import shutil
+import threading
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from vramsite.publish.serve import resolve, start_server
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def preview(tmp_path):
+    """A copy of the site served on a free port; yields (site folder, base URL, PreviewSite, log lines)."""
+    for name in ("data", "content", "templates", "locales"):
+        shutil.copytree(ROOT / name, tmp_path / name)
+    log: list[str] = []
+    server, site = start_server(tmp_path, port=0, log=log.append)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield tmp_path, f"http://127.0.0.1:{server.server_address[1]}", site, log
+    server.shutdown()
+    server.server_close()
+
+
+def fetch(url: str) -> tuple[int, str, str]:
+    """(status, content type, body) of a GET, errors included."""
+    try:
+        with urllib.request.urlopen(url, timeout=60) as response:
+            return response.status, response.headers["Content-Type"], response.read().decode("utf-8")
+    except urllib.error.HTTPError as error:
+        return error.code, error.headers["Content-Type"], error.read().decode("utf-8")
+
+
+def edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert text.count(old) == 1
+    path.write_text(text.replace(old, new), encoding="utf-8")
+
+
+def test_serves_the_built_site(preview):
+    folder, base, site, _ = preview
+    status, kind, body = fetch(base + "/")
+    assert status == 200 and kind == "text/html; charset=utf-8" and "<html" in body
+    status, _, body = fetch(base + "/en/vram.html")
+    assert status == 200 and "VRAM" in body
+    status, kind, body = fetch(base + "/en/vram.html.md")
+    assert status == 200 and kind.startswith("text/markdown") and body.startswith("# ")
+    status, _, body = fetch(base + "/en")  # redirected to /en/, then its index.html
+    assert status == 200 and 'lang="en"' in body
+    status, kind, _ = fetch(base + "/assets/style.css")
+    assert status == 200 and kind.startswith("text/css")
+    status, _, _ = fetch(base + "/en/no-such-page.html")
+    assert status == 404
+    status, _, _ = fetch(base + "/../../etc/passwd")
+    assert status == 404
+    assert site.builds == 1, "nothing changed, so nothing was rebuilt"
+    assert not (folder / "site").exists(), "the preview writes nothing"
+
+
+def test_a_broken_build_shows_the_problems_on_every_page_until_fixed(preview):
+    folder, base, site, log = preview
+    assert fetch(base + "/en/pricing.html")[0] == 200
+    prices = folder / "data" / "prices.yaml"
+    good = prices.read_text(encoding="utf-8")
+    line = good[: good.index("{gpu: a40, usd: 240}")].count("\n") + 1
+    edit(prices, "{gpu: a40, usd: 240}", "{gpu: a40, usd: -240}")
+
+    for path in ("/en/pricing.html", "/", "/en/vram.html.md", "/no-such-page"):
+        status, kind, body = fetch(base + path)
+        assert status == 500 and kind == "text/html; charset=utf-8", path
+        assert f"data/prices.yaml:{line}: prices[a40].usd: must be greater than 0, got -240" in body
+        assert "The site does not build: 1 problem" in body
+    assert any("prices[a40].usd" in message for message in log)
+
+    prices.write_text(good, encoding="utf-8")
+    status, _, body = fetch(base + "/en/pricing.html")
+    assert status == 200 and "$240" in body
+    assert site.builds == 3
+
+
+def test_a_template_error_is_listed_with_its_line_and_escaped(preview):
+    folder, base, _, _ = preview
+    fetch(base + "/")
+    edit(folder / "templates" / "page.html", "<h1>{{ page.title }}</h1>", "<h1>{{ page.title }</h1>")
+    content = folder / "content" / "en" / "pricing.md"
+    edit(content, '{{ table("cost") }}', '{{ table("<b>cost") }}')
+    status, _, body = fetch(base + "/en/pricing.html")
+    assert status == 500
+    assert "templates/page.html:4: template syntax error: unexpected &#x27;}&#x27;" in body
+    assert "<b>cost" not in body and "&lt;b&gt;cost" in body
+
+
+def test_a_content_change_is_served_without_a_restart(preview):
+    folder, base, _, _ = preview
+    assert "Prices are per card" in fetch(base + "/en/pricing.html")[2]
+    edit(folder / "content" / "en" / "pricing.md", "Prices are per card", "Every price is per card")
+    body = fetch(base + "/en/pricing.html")[2]
+    assert "Every price is per card" in body and "Prices are per card" not in body
+
+
+def test_resolve_maps_urls_to_files():
+    files = {"index.html": b"", "en/index.html": b"", "en/vram.html": b"", "en/gpus/index.html": b""}
+    assert resolve(files, "/") == ("index.html", None)
+    assert resolve(files, "/en/") == ("en/index.html", None)
+    assert resolve(files, "/en") == (None, "/en/")
+    assert resolve(files, "/en/gpus") == (None, "/en/gpus/")
+    assert resolve(files, "/en/vram.html?x=1#top") == ("en/vram.html", None)
+    assert resolve(files, "/en/%76ram.html") == ("en/vram.html", None)
+    assert resolve(files, "/../en/vram.html") == ("en/vram.html", None)
+    assert resolve(files, "/nothing") == (None, None)

@@ -1,0 +1,236 @@
+"""`build.py serve`: a preview of the site on localhost, rebuilt when its sources change.
+
+The site is rendered in memory (nothing is written, site/ is left alone) and
+served with the standard library's HTTP server. Before answering a request
+the server compares the modification times of every file under data/,
+content/, templates/ and locales/ (and the engine's templates/ and locales/,
+which a site falls back on) with those of the last build, and rebuilds if
+any changed, appeared or went away. While a build fails, every request
+gets an HTML page listing the problems (file:line: field: message); the next
+request after the fix shows the site again.
+"""
+
+from __future__ import annotations
+
+import html
+import mimetypes
+import posixpath
+import sys
+import threading
+import time
+import traceback
+from collections.abc import Callable
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+from ..errors import InputError, Problem
+from .site import ENGINE_ROOT, render_site
+
+WATCHED = ("data", "content", "templates", "locales")
+"""The folders of a site whose changes trigger a rebuild."""
+
+TEXT_TYPES = {
+    ".html": "text/html",
+    ".md": "text/markdown",
+    ".txt": "text/plain",
+    ".xml": "application/xml",
+    ".css": "text/css",
+    ".js": "text/javascript",
+    ".json": "application/json",
+    ".svg": "image/svg+xml",
+}
+
+
+class PreviewSite:
+    """The site as last built from ``root``, rebuilt on demand when a source file changed."""
+
+    def __init__(self, root: Path, render: Callable[[Path], dict[str, bytes]] = render_site,
+                 log: Callable[[str], None] | None = None):
+        self.root = Path(root)
+        self.render = render
+        self.log = log or (lambda message: print(message, file=sys.stderr, flush=True))
+        self.files: dict[str, bytes] = {}
+        self.problems: list[Problem] = []
+        self.builds = 0
+        self._stamp: tuple | None = None
+        self._lock = threading.Lock()
+
+    def folders(self) -> list[Path]:
+        """The site's watched folders, and the engine's templates and catalogs that a site falls back on."""
+        folders = [self.root / name for name in WATCHED]
+        for name in ("templates", "locales"):
+            if (ENGINE_ROOT / name).resolve() not in {folder.resolve() for folder in folders}:
+                folders.append(ENGINE_ROOT / name)
+        return [folder for folder in folders if folder.is_dir()]
+
+    def stamp(self) -> tuple:
+        """Path, modification time and size of every file under the watched folders."""
+        entries = []
+        for folder in self.folders():
+            for path in folder.rglob("*"):
+                try:
+                    status = path.stat()
+                except OSError:  # removed while we looked
+                    continue
+                if path.is_file():
+                    entries.append((str(path), status.st_mtime_ns, status.st_size))
+        return tuple(sorted(entries))
+
+    def current(self) -> tuple[dict[str, bytes], list[Problem]]:
+        """The files of the latest build, or the problems that stopped it; rebuilds first if sources changed."""
+        with self._lock:
+            stamp = self.stamp()
+            if stamp != self._stamp:
+                self._stamp = stamp
+                self._rebuild()
+            return self.files, self.problems
+
+    def _rebuild(self) -> None:
+        started = time.monotonic()
+        self.builds += 1
+        try:
+            self.files, self.problems = self.render(self.root), []
+        except InputError as error:
+            self.files, self.problems = {}, list(error.problems)
+        except Exception as error:  # noqa: BLE001 - a preview shows any failure instead of dying
+            self.files = {}
+            self.problems = [Problem("(build)", None, "", f"the build crashed: {type(error).__name__}: {error}")]
+            self.log(traceback.format_exc())
+        seconds = time.monotonic() - started
+        if self.problems:
+            count = len(self.problems)
+            self.log(f"build failed, {count} problem{'s' if count != 1 else ''} (shown on every page):")
+            for problem in self.problems:
+                self.log(f"  {problem}")
+        else:
+            self.log(f"built {len(self.files)} files in {seconds:.1f} s")
+
+
+def error_page(problems: list[Problem]) -> bytes:
+    """An HTML page listing every problem; it reloads itself every 2 seconds until the build works again."""
+    count = len(problems)
+    items = "\n".join(f"<li><code>{html.escape(str(problem))}</code></li>" for problem in problems)
+    return f"""<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="refresh" content="2">
+<title>Build failed: {count} problem{'s' if count != 1 else ''}</title>
+<style>
+body {{ font: 16px/1.5 system-ui, sans-serif; margin: 2rem; color: #222; }}
+h1 {{ color: #a00; font-size: 1.4rem; }}
+li {{ margin: .4rem 0; }}
+code {{ white-space: pre-wrap; }}
+</style>
+</head>
+<body>
+<h1>The site does not build: {count} problem{'s' if count != 1 else ''}</h1>
+<p>Each line is <code>file:line: field: message</code>. Fix them and save; this page reloads by itself
+and shows the site again once it builds.</p>
+<ol>
+{items}
+</ol>
+</body>
+</html>
+""".encode("utf-8")
+
+
+def resolve(files: dict[str, bytes], url_path: str) -> tuple[str | None, str | None]:
+    """(file to serve, or None) and (a path to redirect to, or None) for a request path."""
+    path = unquote(urlsplit(url_path).path)
+    clean = posixpath.normpath("/" + path.lstrip("/")).lstrip("/")
+    if clean in (".", ""):
+        clean = ""
+    if path.endswith("/") and clean:
+        clean += "/"
+    if clean == "" or clean.endswith("/"):
+        index = clean + "index.html"
+        return (index, None) if index in files else (None, None)
+    if clean in files:
+        return clean, None
+    if f"{clean}/index.html" in files:
+        return None, f"/{clean}/"
+    return None, None
+
+
+def content_type(path: str) -> str:
+    suffix = posixpath.splitext(path)[1]
+    kind = TEXT_TYPES.get(suffix) or mimetypes.guess_type(path)[0] or "application/octet-stream"
+    if kind.startswith("text/") or kind in ("application/xml", "application/json", "image/svg+xml"):
+        kind += "; charset=utf-8"
+    return kind
+
+
+def make_handler(site: PreviewSite) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        server_version = "vramsite-preview"
+
+        def do_GET(self) -> None:
+            self._answer(head=False)
+
+        def do_HEAD(self) -> None:
+            self._answer(head=True)
+
+        def _answer(self, head: bool) -> None:
+            files, problems = site.current()
+            if problems:
+                self._send(HTTPStatus.INTERNAL_SERVER_ERROR, error_page(problems), "text/html; charset=utf-8", head)
+                return
+            path, redirect = resolve(files, self.path)
+            if redirect:
+                self.send_response(HTTPStatus.MOVED_PERMANENTLY)
+                self.send_header("Location", redirect)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+            elif path is not None:
+                self._send(HTTPStatus.OK, files[path], content_type(path), head)
+            else:
+                body = files.get("404.html", b"<!DOCTYPE html><title>Not found</title><p>Not found.</p>")
+                self._send(HTTPStatus.NOT_FOUND, body, "text/html; charset=utf-8", head)
+
+        def _send(self, status: HTTPStatus, body: bytes, kind: str, head: bool) -> None:
+            self.send_response(status)
+            self.send_header("Content-Type", kind)
+            self.send_header("Content-Length", str(len(body)))
+            self.send_header("Cache-Control", "no-store")
+            self.end_headers()
+            if not head:
+                self.wfile.write(body)
+
+        def log_message(self, format: str, *args) -> None:  # noqa: A002 - the base class's name
+            pass
+
+    return Handler
+
+
+def start_server(root: Path, host: str = "127.0.0.1", port: int = 8000,
+                 log: Callable[[str], None] | None = None) -> tuple[ThreadingHTTPServer, PreviewSite]:
+    """A bound server (port 0: any free port) and its site; call ``serve_forever`` to run it."""
+    site = PreviewSite(root, log=log)
+    server = ThreadingHTTPServer((host, port), make_handler(site))
+    server.daemon_threads = True
+    return server, site
+
+
+def serve(root: Path, host: str = "127.0.0.1", port: int = 8000, poll_seconds: float = 1.0) -> None:
+    """Run the preview until Ctrl-C; a watcher rebuilds soon after a save so problems print right away."""
+    server, site = start_server(root, host, port)
+    site.current()
+    address = f"http://{host if ':' not in host else f'[{host}]'}:{server.server_address[1]}/"
+    print(f"serving {Path(root).resolve()} at {address} (Ctrl-C stops)", file=sys.stderr, flush=True)
+    stop = threading.Event()
+
+    def watch() -> None:
+        while not stop.wait(poll_seconds):
+            site.current()
+
+    threading.Thread(target=watch, name="watch-sources", daemon=True).start()
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        print("stopped", file=sys.stderr)
+    finally:
+        stop.set()
+        server.server_close()
