@@ -2,19 +2,22 @@
 
 Text outside expressions may hold names with digits (H100, RTX 4090, 70B,
 FP8, DFW-1) only where the data itself spells them; any other digit, or a
-number word, is a figure that can drift from its formula.
+number word, is a figure that can drift from its formula. Every site is
+checked: the repository's own and each one under sites/, each against the
+names of its own data folder.
 """
 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from pathlib import Path
 
 import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
-CONTENT_FILES = sorted((ROOT / "content").glob("*/*.md"))
+CONTENT_FILES = sorted((ROOT / "content").glob("*/*.md")) + sorted((ROOT / "sites").glob("*/content/*/*.md"))
 
 EXPRESSIONS = re.compile(r"\{\{.*?\}\}|\{%.*?%\}|\{##.*?##\}", re.S)
 HEADING_IDS = re.compile(r"\{#[\w-]+\}")
@@ -28,8 +31,9 @@ NUMBER_WORDS = {
 }
 
 
+@lru_cache(maxsize=None)
 def data_names(root: Path = ROOT) -> list[str]:
-    """Every string in the data that contains a digit: names, ids, labels, codes."""
+    """Every string in a site's data that contains a digit: names, ids, labels, codes."""
     names: set[str] = set()
 
     def walk(value):
@@ -66,12 +70,18 @@ def literal_quantities(text: str, language: str, names: list[str]) -> list[str]:
     return found
 
 
-@pytest.mark.parametrize("path", CONTENT_FILES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def site_root(path: Path) -> Path:
+    """The site a content file belongs to: <root>/content/<language>/<page>.md."""
+    return path.parents[2]
+
+
+@pytest.mark.parametrize("path", CONTENT_FILES, ids=lambda p: p.relative_to(ROOT).as_posix())
 def test_no_literal_quantity_in_content(path):
     text = path.read_text(encoding="utf-8")
+    names = data_names(site_root(path))
     found = []
     for number, line in enumerate(text.split("\n"), start=1):
-        hits = literal_quantities(line, path.parent.name, data_names())
+        hits = literal_quantities(line, path.parent.name, names)
         found += [f"line {number}: {hit!r} in {line.strip()[:80]!r}" for hit in hits]
     assert not found, "\n".join(found)
 
@@ -89,3 +99,10 @@ def test_the_check_finds_typed_quantities(sample, language):
 def test_names_from_data_and_expressions_pass():
     sample = "The {{ model('70B').name }} on an H100 SXM in DFW-1 at FP8 needs {{ x | fig }} {#formula}"
     assert literal_quantities(sample, "en", data_names()) == []
+
+
+def test_every_site_is_checked_against_its_own_data():
+    sites = {site_root(path) for path in CONTENT_FILES}
+    assert ROOT in sites and ROOT / "sites" / "quick" in sites
+    assert "Qwen2.5 14B" in data_names(ROOT / "sites" / "quick")
+    assert "Qwen2.5 14B" not in data_names(ROOT)
