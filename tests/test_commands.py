@@ -74,9 +74,23 @@ def test_a_no_op_rebuild_writes_nothing(sources, tmp_path):
     before, folder = stats(out), out.stat().st_ino
     run = build_py("build", "--site", str(sources), "--out", str(out))
     assert run.returncode == 0, run.stderr
-    assert ": 0 written, 0 removed," in run.stdout
+    assert "no input changed since the last build" in run.stdout and ": 0 written, 0 removed" in run.stdout
+    # Rendered in full again (no shortcut), the site still writes nothing.
+    forced = build_py("build", "--force", "--site", str(sources), "--out", str(out))
+    assert forced.returncode == 0, forced.stderr
+    assert ": 0 written, 0 removed," in forced.stdout
     assert out.stat().st_ino == folder, "the output folder was replaced"
     assert stats(out) == before, "a file was rewritten (inode or mtime changed)"
+
+
+def test_the_shortcut_is_not_taken_when_an_output_file_was_touched(sources, tmp_path):
+    out = tmp_path / "site"
+    assert build_py("build", "--site", str(sources), "--out", str(out)).returncode == 0
+    page = out / "en" / "vram.html"
+    page.write_text("edited by hand", encoding="utf-8")
+    run = build_py("build", "--site", str(sources), "--out", str(out))
+    assert run.returncode == 0 and ": 1 written," in run.stdout
+    assert page.read_text(encoding="utf-8") != "edited by hand"
 
 
 def test_a_price_edit_rewrites_only_the_files_it_changes(tmp_path):

@@ -45,6 +45,8 @@ def _parser() -> argparse.ArgumentParser:
                     "site stays as it was.")
     _site_option(build)
     build.add_argument("--out", type=Path, help="output folder (default: SITE/site)")
+    build.add_argument("--force", action="store_true",
+                       help="render everything even when no input changed since the last build into OUT")
     build.set_defaults(run=_build)
 
     check = commands.add_parser(
@@ -82,12 +84,21 @@ def _site_option(parser: argparse.ArgumentParser) -> None:
 
 
 def _build(args) -> int:
+    from .publish import stamp
+
+    out = args.out or args.site / "site"
+    digest = stamp.input_digest(args.site)
+    if not args.force and stamp.is_current(args.site, out, digest):
+        print(f"no input changed since the last build into {out}: 0 written, 0 removed")
+        return 0
+    stamp.forget(args.site)
+
     from .publish.site import render_site
     from .publish.writer import write_site
 
-    out = args.out or args.site / "site"
     files = render_site(args.site)
     report = write_site(files, out)
+    stamp.record(args.site, out, digest, files)
     print(f"built {len(files)} files into {out}: {len(report.written)} written, "
           f"{len(report.removed)} removed, {report.unchanged} unchanged")
     return 0

@@ -106,9 +106,13 @@ class Guide:
 
     # -- memory and the grid -----------------------------------------------
 
+    def _method_key(self, method: Method):
+        """A cheap cache key: the id of a method from the data, the whole method otherwise."""
+        return method.id if self.data.method_by_id.get(method.id) is method else method
+
     def need(self, model: Model, method: Method, context: int | None = None,
              batch: int | None = None) -> memory.MemoryNeed:
-        key = (model.id, method, context, batch)
+        key = (model.id, self._method_key(method), context, batch)
         if key not in self._needs:
             self._needs[key] = memory.method_memory(model, method, self.sizing, context, batch)
         return self._needs[key]
@@ -118,7 +122,7 @@ class Guide:
         """The configuration for a model and method; cached for the site's own market."""
         if market is not None:
             return lookup(self.need(model, method, context, batch).total, method, market)
-        key = (model.id, method, context, batch)
+        key = (model.id, self._method_key(method), context, batch)
         if key not in self._cells:
             self._cells[key] = lookup(self.need(model, method, context, batch).total, method, self.market)
         return self._cells[key]
@@ -132,11 +136,23 @@ class Guide:
         return self.data.lookup.columns
 
     def grid_cells(self) -> list[tuple[Model, Method, Lookup]]:
-        return [(model, method, self.lookup(model, method))
-                for model in self.data.models for method in self.columns]
+        return list(self._grid)
+
+    @cached_property
+    def _grid(self) -> tuple[tuple[Model, Method, Lookup], ...]:
+        return tuple((model, method, self.lookup(model, method))
+                     for model in self.data.models for method in self.columns)
+
+    @cached_property
+    def _wins(self) -> dict[str, list]:
+        wins: dict[str, list] = {}
+        for cell in self._grid:
+            if cell[2].choice:
+                wins.setdefault(cell[2].choice.gpu.id, []).append(cell)
+        return wins
 
     def cells_won_by(self, gpu_id: str) -> list[tuple[Model, Method, Lookup]]:
-        return [cell for cell in self.grid_cells() if cell[2].choice and cell[2].choice.gpu.id == gpu_id]
+        return list(self._wins.get(gpu_id, ()))
 
     def tightest_cell(self) -> tuple[Model, Method, Lookup]:
         """The single-card grid cell with the least memory to spare."""

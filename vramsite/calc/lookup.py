@@ -10,6 +10,7 @@ rule then picks one (see ``LookupRules``).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from decimal import Decimal
 
 from ..load.model import Discount, Gpu, LookupRules, Method, Pricing
 from .cost import card_memory, order_price
@@ -94,27 +95,44 @@ def configuration(need: Figure, gpu: Gpu, count: int, market: Market) -> Configu
     return Configuration(gpu, count, per_card, headroom, price, headroom.value < limit)
 
 
-def candidates(need: Figure, method: Method, market: Market) -> list[Configuration]:
+@dataclass(frozen=True)
+class Option:
+    """A qualifying configuration in plain numbers: what the selection rule compares.
+
+    Only the chosen option becomes a ``Configuration`` with figures and formulas;
+    a grid of hundreds of models and cards compares tens of thousands of options.
+    """
+
+    gpu: Gpu
+    count: int
+    price: Decimal
+    headroom_per_card: Decimal
+
+
+def candidates(need: Figure, method: Method, market: Market) -> list[Option]:
     """Every priced configuration that meets the rules and holds the need."""
     found = []
+    discounts = {discount.cards: discount.percent for discount in market.discounts}
     for gpu in market.gpus:
+        usd = market.pricing.usd.get(gpu.id)
+        if usd is None:
+            continue
         for count in allowed_counts(gpu, market.rules):
-            if not meets_rules(gpu, count, method, market.rules):
+            if need.value > gpu.memory_gb * count or not meets_rules(gpu, count, method, market.rules):
                 continue
-            if need.value > gpu.memory_gb * count:
-                continue
-            option = configuration(need, gpu, count, market)
-            if option is not None:
-                found.append(option)
+            # The same arithmetic as cost.order_price and configuration(), without the figures.
+            price = count * usd * (1 - discounts.get(count, Decimal(0)) / 100) if count > 1 else usd
+            headroom = gpu.memory_gb - (need.value if count == 1 else need.value / count)
+            found.append(Option(gpu, count, price, headroom))
     return found
 
 
-def _cheapest_key(option: Configuration) -> tuple:
-    return (option.count > 1, option.price.value, option.count, -option.headroom_per_card.value, option.gpu.id)
+def _cheapest_key(option: Option) -> tuple:
+    return (option.count > 1, option.price, option.count, -option.headroom_per_card, option.gpu.id)
 
 
-def _smallest_fit_key(option: Configuration) -> tuple:
-    return (option.count, option.gpu.memory_gb, option.price.value, option.gpu.id)
+def _smallest_fit_key(option: Option) -> tuple:
+    return (option.count, option.gpu.memory_gb, option.price, option.gpu.id)
 
 
 SELECTIONS = {"cheapest": _cheapest_key, "smallest_fit": _smallest_fit_key}
@@ -126,7 +144,8 @@ def lookup(need: Figure, method: Method, market: Market) -> Lookup:
     node_cards = max(market.rules.card_counts)
     if not options:
         return Lookup(need, method, None, (), _nodes_needed(need, method, market, node_cards), node_cards)
-    choice = min(options, key=SELECTIONS[market.rules.selection])
+    best = min(options, key=SELECTIONS[market.rules.selection])
+    choice = configuration(need, best.gpu, best.count, market)
     return Lookup(need, method, choice, _same_class(choice, method, market), None, node_cards)
 
 

@@ -7,6 +7,7 @@ the loader builds them once from validated YAML.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from decimal import Decimal
 
 from ..errors import UnknownId
@@ -255,6 +256,10 @@ class SiteData:
 
     def method(self, method_id: str) -> Method:
         return _by_id(self.methods, method_id, "method")
+
+    @cached_property
+    def method_by_id(self) -> dict[str, Method]:
+        return {method.id: method for method in self.methods}
 
 
 def _by_id(items: tuple, wanted: str, what: str):

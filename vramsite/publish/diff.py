@@ -119,8 +119,7 @@ def site_text(root: Path) -> dict[str, PageText]:
         path = f"{locale.segment}/{page.id}.html"
         twin = files[path + ".md"].decode("utf-8")
         scope = Scope(build, locale, MD, path, page.params, build.guide.gpu(page.card) if page.card else None)
-        cell = build.layout.get_template("partials/cell.md").make_module(scope.template_context()).cell
-        tables = {table_id: _table_text(table, scope, cell)
+        tables = {table_id: _table_text(table, scope, scope.cell)
                   for table_id, table in build.page_tables.get(page.id, {}).items()}
         pages[page.id] = PageText(path, _title(twin), tables, _sentences(twin), build.page_charts.get(page.id, {}))
     return pages

@@ -82,6 +82,8 @@ class _FaqParser(HTMLParser):
 
 def faq_jsonld(body_html: str) -> str | None:
     """schema.org FAQPage from the rendered FAQ section, or None if the page has none."""
+    if 'id="faq"' not in body_html:
+        return None
     parser = _FaqParser()
     parser.feed(body_html)
     pairs = [(q.strip(), " ".join(a.split())) for q, a in parser.pairs if q.strip() and a.strip()]

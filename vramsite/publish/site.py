@@ -12,8 +12,8 @@ from functools import cached_property
 from pathlib import Path
 
 from babel import Locale as BabelLocale
-from jinja2 import (ChoiceLoader, Environment, FileSystemLoader, StrictUndefined, TemplateNotFound,
-                    TemplateSyntaxError, select_autoescape)
+from jinja2 import (ChoiceLoader, Environment, FileSystemBytecodeCache, FileSystemLoader, StrictUndefined,
+                    TemplateNotFound, TemplateSyntaxError, select_autoescape)
 from markupsafe import Markup
 
 from ..calc import Guide
@@ -23,6 +23,7 @@ from ..load.schema import readable_path, schema_problems
 from ..load.yaml_source import read_yaml
 from ..render.charts import CHARTS, chart_file, render_chart
 from ..render.content import content_environment, layout_problem, page_meta, read_content, render_content
+from ..render.format import Formatter
 from ..render.format import Formatter
 from ..render.i18n import load_catalogs
 from ..render.markdown import make_markdown, strip_heading_ids
@@ -53,11 +54,22 @@ class ContentPage:
     """Where content/pages.yaml declares the page (line, and its entry: pages[pricing]), for messages."""
 
 
+def code_cache(root: Path) -> Path:
+    """Where compiled templates are kept between builds (ignored by git)."""
+    return Path(root) / ".cache" / "jinja"
+
+
 def layout_environment(root: Path) -> Environment:
     """Layout templates: the site's own first, then the engine's."""
     folders = [root / "templates", ENGINE_ROOT / "templates"]
+    cache = code_cache(root)
+    try:
+        cache.mkdir(parents=True, exist_ok=True)
+    except OSError:  # a read-only checkout builds without the cache
+        cache = None
     env = Environment(
         loader=ChoiceLoader([FileSystemLoader(str(folder)) for folder in folders if folder.is_dir()]),
+        bytecode_cache=FileSystemBytecodeCache(str(cache)) if cache else None,
         autoescape=select_autoescape(["html"], default_for_string=False, default=False),
         undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
     )
@@ -91,6 +103,8 @@ class SiteBuild:
         for page in self.pages:
             self.router.add(page.id)
         self._tables: dict = {}
+        self._sources: dict = {}
+        self._formatters: dict = {}
         self._charts: dict = {}
         self._chart_options: dict = {}
         self._formatters: dict = {}
@@ -279,13 +293,25 @@ class SiteBuild:
         except Exception as error:  # noqa: BLE001 - every failure becomes a located message
             raise InputError([layout_problem(error, template_name)]) from None
 
+    def formatter(self, locale) -> Formatter:
+        """One formatter per language for the whole build: it remembers the text of every figure."""
+        if locale.segment not in self._formatters:
+            self._formatters[locale.segment] = Formatter(locale, self.data.site.display, self.catalogs[locale.segment])
+        return self._formatters[locale.segment]
+
+    def content_file(self, path: Path, name: str):
+        """A content file, compiled once however many pages it makes (one per card, say)."""
+        if name not in self._sources:
+            self._sources[name] = read_content(path, name, self.content_env, code_cache(self.root))
+        return self._sources[name]
+
     def render_page(self, page: ContentPage, locale) -> RenderedPage:
         name = f"content/{locale.segment}/{page.source}.md"
         path = self.root / name
         if not path.is_file():
             raise InputError([Problem("content/pages.yaml", page.line, page.entry,
                                       f"no {locale.tag} text: {name} is missing")])
-        source = read_content(path, name, self.content_env)
+        source = self.content_file(path, name)
         out_path = f"{locale.segment}/{page.id}.html"
         card = self.guide.gpu(page.card) if page.card else None
         md_scope = Scope(self, locale, MD, out_path, page.params, card)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from datetime import date, datetime
 from decimal import Decimal
+from functools import lru_cache
 
 from babel.dates import format_date, format_datetime
 from babel.lists import format_list
@@ -58,6 +59,19 @@ TB = Decimal(1000)
 MD_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
 
 
+_DEFAULT_SPEC = DisplaySpec(2, trim=True)
+
+
+@lru_cache(maxsize=None)
+def _fixed(decimals: int) -> DisplaySpec:
+    return DisplaySpec(decimals)
+
+
+@lru_cache(maxsize=None)
+def _input_spec(digits: int, trim: bool) -> DisplaySpec:
+    return DisplaySpec(digits, trim)
+
+
 class Formatter:
     """Text for figures in one locale."""
 
@@ -65,18 +79,19 @@ class Formatter:
         self.locale = locale
         self.catalog = catalog
         self.specs = {kind: DisplaySpec.from_data(raw) for kind, raw in display.items()}
+        self._texts: dict[tuple, str] = {}
 
     # -- numbers -----------------------------------------------------------
 
     def spec(self, figure: Figure, decimals: int | None = None) -> DisplaySpec:
         """The display of a figure: its kind's, or ``decimals`` if given; inputs keep their digits."""
-        base = self.specs.get(figure.kind, DisplaySpec(2, trim=True))
         if decimals is not None:
-            return DisplaySpec(decimals)
+            return _fixed(decimals)
+        base = self.specs.get(figure.kind, _DEFAULT_SPEC)
         if figure.formula is None:
             digits = max(0, -figure.value.normalize().as_tuple().exponent)
             if digits > base.decimals:
-                return DisplaySpec(digits, base.trim)
+                return _input_spec(digits, base.trim)
         return base
 
     def number(self, value: Figure | Decimal | int, decimals: int | None = None) -> str:
@@ -86,6 +101,15 @@ class Formatter:
 
     def figure(self, figure: Figure, decimals: int | None = None, period: bool = False, bare: bool = False) -> str:
         """Number and unit: '75 GB', '$1,590', '5.3 TB/s', '每秒 50 个 token'; ``bare``: the number only."""
+        # The text depends on these alone (an input keeps its digits, so whether it is one counts);
+        # a site prints the same figure many times over.
+        key = (figure.value, figure.unit, figure.kind, figure.formula is None, decimals, period, bare)
+        text = self._texts.get(key)
+        if text is None:
+            text = self._texts[key] = self._figure(figure, decimals, period, bare)
+        return text
+
+    def _figure(self, figure: Figure, decimals: int | None, period: bool, bare: bool) -> str:
         if bare:
             return self.number(figure, decimals)
         if figure.unit in MONEY_PERIODS:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import posixpath
 from decimal import Decimal
+from functools import cached_property, lru_cache
 
 from jinja2 import pass_context
 from markupsafe import Markup
@@ -42,7 +43,7 @@ class Scope:
         self.params = params or {}
         self.card = card
         self.catalog = build.catalogs[locale.segment]
-        self.fmt = Formatter(locale, build.data.site.display, self.catalog)
+        self.fmt = build.formatter(locale)
         self.inline = InlineRenderer(self.fmt, mode, self.resolve)
 
     # -- links ---------------------------------------------------------------
@@ -52,8 +53,7 @@ class Scope:
         path = self.build.router.path(target, self.locale)
         if self.mode == MD:
             path += ".md"
-        here = posixpath.dirname(self.page_path) or "."
-        return posixpath.relpath(path, here)
+        return _relative(path, posixpath.dirname(self.page_path) or ".")
 
     def link(self, *target, anchor: str | None = None) -> Markup:
         url = self.resolve(tuple(target))
@@ -82,10 +82,29 @@ class Scope:
         if table is None:  # a table with nothing to show on this page (a card that wins no cell)
             return Markup("")
         template = self.build.layout.get_template(f"partials/table.{self.mode}")
-        text = template.render(self.template_context(table=table))
+        text = template.render(self.template_context(table=table, cell=self.cell))
         if self.mode == HTML:  # one HTML block in the Markdown around it: no blank lines inside
             text = "\n".join(line for line in text.split("\n") if line.strip())
         return Markup(text.strip("\n"))
+
+    @cached_property
+    def lookup_cell(self):
+        """The lookup_cell macro of partials/lookup_cell.<format>: how this site words a lookup answer."""
+        template = self.build.layout.get_template(f"partials/lookup_cell.{self.mode}")
+        return template.make_module(self.template_context()).lookup_cell
+
+    def cell(self, cell) -> Markup:
+        """One table cell: a lookup answer through the site's partial, anything else as inline pieces."""
+        if cell.lookup is not None:
+            return self.lookup_cell(cell.lookup)
+        main = self.inline.render(cell.content)
+        if self.mode == MD:
+            return self.inline.message("{main} — {sub}", main=main, sub=self.inline.render(cell.sub)) \
+                if cell.sub is not None else main
+        html = Markup('<span class="main">{}</span>').format(main)
+        if cell.sub is not None:
+            html += Markup(' <span class="sub">{}</span>').format(self.inline.render(cell.sub))
+        return html
 
     def chart(self, name: str, **options) -> Markup:
         """A chart as inline SVG; in the twin, an image link to the chart's standalone copy."""
@@ -178,6 +197,11 @@ class Scope:
         }
         context.update(extra)
         return context
+
+
+@lru_cache(maxsize=65536)
+def _relative(path: str, here: str) -> str:
+    return posixpath.relpath(path, here)
 
 
 def _as_figure(value) -> Figure:

@@ -1,0 +1,92 @@
+"""Skip a rebuild whose inputs and output are exactly as the last build left them.
+
+A stamp in <site>/.cache/build-stamp.json records a digest of every input
+(the site's data, content, templates and catalogs, the engine's code,
+schemas, templates and catalogs, and the versions of Python and the
+libraries) and the size and modification time of every file the build
+left in the output folder. When both still match, the build has nothing to
+do and does not even load the renderer. Anything else, a touched output
+file included, means a full build. Imports here are cheap on purpose.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+from importlib import metadata
+from pathlib import Path
+
+ENGINE_ROOT = Path(__file__).resolve().parent.parent.parent
+SITE_FOLDERS = ("data", "content", "templates", "locales")
+ENGINE_FOLDERS = ("vramsite", "templates", "locales")
+LIBRARIES = ("jinja2", "markdown-it-py", "mdit-py-plugins", "pyyaml", "babel", "jsonschema")
+STAMP = Path(".cache") / "build-stamp.json"
+
+
+def input_digest(site_root: Path) -> str:
+    digest = hashlib.sha256()
+    digest.update(sys.version.encode())
+    for library in LIBRARIES:
+        try:
+            digest.update(f"{library}={metadata.version(library)}".encode())
+        except metadata.PackageNotFoundError:
+            digest.update(f"{library}=none".encode())
+    folders = [site_root / name for name in SITE_FOLDERS] + [ENGINE_ROOT / name for name in ENGINE_FOLDERS]
+    seen: set[Path] = set()
+    for folder in folders:
+        folder = folder.resolve()
+        if folder in seen or not folder.is_dir():
+            continue
+        seen.add(folder)
+        for path in sorted(folder.rglob("*")):
+            if path.is_file() and "__pycache__" not in path.parts:
+                digest.update(str(path.relative_to(folder.parent)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def _output_state(out: Path, paths) -> dict[str, list[int]]:
+    state = {}
+    for path in paths:
+        try:
+            info = (out / path).stat()
+        except FileNotFoundError:
+            continue
+        state[path] = [info.st_size, info.st_mtime_ns]
+    return state
+
+
+def is_current(site_root: Path, out: Path, digest: str) -> bool:
+    """True when the last build of these inputs into ``out`` is still there, untouched."""
+    try:
+        stamp = json.loads((site_root / STAMP).read_text(encoding="utf-8"))
+    except (FileNotFoundError, ValueError):
+        return False
+    if stamp.get("digest") != digest or stamp.get("out") != str(out.resolve()):
+        return False
+    recorded = stamp.get("files", {})
+    if _output_state(out, recorded) != recorded:
+        return False
+    present = {str(p.relative_to(out).as_posix()) for p in out.rglob("*") if p.is_file()}
+    return present == set(recorded)
+
+
+def record(site_root: Path, out: Path, digest: str, paths) -> None:
+    """Remember this build; a stamp that cannot be written only costs the next build its shortcut."""
+    stamp = {"digest": digest, "out": str(out.resolve()), "files": _output_state(out, sorted(paths))}
+    target = site_root / STAMP
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        temporary = target.with_suffix(".tmp")
+        temporary.write_text(json.dumps(stamp, sort_keys=True), encoding="utf-8")
+        os.replace(temporary, target)
+    except OSError:
+        pass
+
+
+def forget(site_root: Path) -> None:
+    try:
+        (site_root / STAMP).unlink()
+    except FileNotFoundError:
+        pass
