@@ -35,7 +35,8 @@ def unit_price(gpu: Gpu, pricing: Pricing) -> Figure | None:
     usd = pricing.usd.get(gpu.id)
     if usd is None:
         return None
-    return given(usd, f"USD/{pricing.period}", _price_kind(pricing), "price per card")
+    unit = "USD/month" if pricing.period == "month" else "USD/GPU-hour"
+    return given(usd, unit, _price_kind(pricing), "price per card")
 
 
 def monthly_price(gpu: Gpu, pricing: Pricing) -> Figure | None:
@@ -52,7 +53,7 @@ def hourly_price(gpu: Gpu, pricing: Pricing) -> Figure | None:
     price = unit_price(gpu, pricing)
     if price is None or pricing.period == "hour":
         return price
-    return quotient(price, _hours_per_month(pricing), unit="USD/hour", kind=RATE, label="price per GPU-hour")
+    return quotient(price, _hours_per_month(pricing), unit="USD/GPU-hour", kind=RATE, label="price per GPU-hour")
 
 
 def weekly_price(gpu: Gpu, pricing: Pricing) -> Figure | None:
@@ -81,20 +82,22 @@ def order_price(gpu: Gpu, count: int, pricing: Pricing, discounts: tuple[Discoun
     if price is None:
         return None
     discount = discount_percent(count, discounts)
+    # Several cards at an hourly rate cost so much per hour, not per GPU-hour.
+    unit = "USD/hour" if count > 1 and price.unit == "USD/GPU-hour" else price.unit
     if count == 1 or discount.value == 0:
-        return product(given(count, "cards", COUNT), price, unit=price.unit, kind=price.kind, label="order price")
+        return product(given(count, "cards", COUNT), price, unit=unit, kind=price.kind, label="order price")
     kept = difference(given(1), Figure(discount.value / 100, "", FACTOR, "discount", discount.formula),
                       unit="", kind=FACTOR, label="after discount")
-    return product(given(count, "cards", COUNT), price, kept, unit=price.unit, kind=price.kind, label="order price")
+    return product(given(count, "cards", COUNT), price, kept, unit=unit, kind=price.kind, label="order price")
 
 
 def per_card_hour(order: Figure, count: int, pricing: Pricing) -> Figure:
     """An order's price per card per hour: order ÷ cards (÷ hours per month for monthly prices)."""
     cards = given(count, "cards", COUNT)
     if pricing.period == "hour":
-        return quotient(order, cards, unit="USD/hour", kind=RATE, label="price per GPU-hour")
+        return quotient(order, cards, unit="USD/GPU-hour", kind=RATE, label="price per GPU-hour")
     hours = product(cards, _hours_per_month(pricing), unit="hours", kind=COUNT, label="card-hours per month")
-    return quotient(order, hours, unit="USD/hour", kind=RATE, label="price per GPU-hour")
+    return quotient(order, hours, unit="USD/GPU-hour", kind=RATE, label="price per GPU-hour")
 
 
 def usd_per_gb(gpu: Gpu, pricing: Pricing) -> Figure | None:

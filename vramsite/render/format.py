@@ -51,7 +51,8 @@ UNIT_PATTERNS: dict[str, tuple[str, str | None]] = {
 MONEY_PERIODS = {
     "USD": None,
     "USD/month": "{money}/month",
-    "USD/hour": "{money}/GPU-hour",
+    "USD/hour": "{money}/hour",
+    "USD/GPU-hour": "{money}/GPU-hour",
     "USD/week": "{money}/week",
     "USD/GB/month": "{money}/GB/month",
 }

@@ -33,7 +33,7 @@ from ..publish.downloads import download_path
 from ..tables.guide import method_label
 from .charts import chart_file, chart_title
 from .derivation import explain
-from .format import Formatter
+from .format import MONEY_PERIODS, Formatter
 from .inline import HTML, MD, InlineRenderer
 
 
@@ -142,7 +142,7 @@ class Scope:
 
     def usd(self, value, decimals: int | None = None, period: bool = False) -> Markup:
         figure = _as_figure(value)
-        if figure.unit not in ("USD", "USD/month", "USD/hour", "USD/week", "USD/GB/month"):
+        if figure.unit not in MONEY_PERIODS:
             figure = Figure(figure.value, "USD", "price", figure.label, figure.formula)
         return self.inline.figure(figure, decimals, period)
 
