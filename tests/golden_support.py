@@ -46,3 +46,18 @@ def _is_number(text: object) -> bool:
     except ArithmeticError:
         return False
     return not isinstance(text, bool)
+
+
+def figure_id(entry: dict) -> str:
+    return f"{entry['where']}: {entry['expr']}"
+
+
+def check_published(entry: dict, guide) -> None:
+    """The calculation gives the published figure, or the listed computed one with its reason."""
+    shown = as_printed(evaluate(entry["expr"], guide), entry["published"], entry.get("decimals"))
+    if "computed" in entry:
+        assert entry.get("reason"), "a listed difference needs its reason"
+        assert shown == expected(entry["computed"])
+        assert shown != expected(entry["published"]), "no longer a difference: drop computed/reason"
+    else:
+        assert shown == expected(entry["published"])

@@ -11,26 +11,15 @@ from decimal import Decimal
 
 import pytest
 
-from golden_support import as_printed, evaluate, expected, load_golden
+from golden_support import check_published, figure_id, load_golden
 from vramsite.render.numbers import quantize
 
 GOLDEN = load_golden("seed_000.yaml")
 
 
-def _figure_id(entry: dict) -> str:
-    return f"{entry['where']}: {entry['expr']}"
-
-
-@pytest.mark.parametrize("entry", GOLDEN["figures"], ids=_figure_id)
+@pytest.mark.parametrize("entry", GOLDEN["figures"], ids=figure_id)
 def test_published_figure(entry, guide):
-    value = evaluate(entry["expr"], guide)
-    shown = as_printed(value, entry["published"], entry.get("decimals"))
-    if "computed" in entry:
-        assert entry.get("reason"), "a listed difference needs its reason"
-        assert shown == expected(entry["computed"])
-        assert shown != expected(entry["published"]), "no longer a difference: drop computed/reason"
-    else:
-        assert shown == expected(entry["published"])
+    check_published(entry, guide)
 
 
 def _grid_entries():

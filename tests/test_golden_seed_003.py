@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from golden_support import as_printed, evaluate, expected, load_golden
+from golden_support import check_published, figure_id, load_golden
 from site_support import markdown_table_rows, parse_html, table_rows
 from vramsite.calc import Guide
 from vramsite.load import load_site
@@ -45,20 +45,9 @@ def site():
 
 # -- figures -------------------------------------------------------------------
 
-def _figure_id(entry: dict) -> str:
-    return f"{entry['where']}: {entry['expr']}"
-
-
-@pytest.mark.parametrize("entry", GOLDEN["figures"], ids=_figure_id)
+@pytest.mark.parametrize("entry", GOLDEN["figures"], ids=figure_id)
 def test_published_figure(entry, quick):
-    value = evaluate(entry["expr"], quick)
-    shown = as_printed(value, entry["published"], entry.get("decimals"))
-    if "computed" in entry:
-        assert entry.get("reason"), "a listed difference needs its reason"
-        assert shown == expected(entry["computed"])
-        assert shown != expected(entry["published"]), "no longer a difference: drop computed/reason"
-    else:
-        assert shown == expected(entry["published"])
+    check_published(entry, quick)
 
 
 # -- the two tables, cell by cell ------------------------------------------------

@@ -54,16 +54,19 @@ def kv_width(model: Model) -> Figure:
                    unit="", kind=COUNT, label="KV width")
 
 
-def kv_bytes_per_token(model: Model, kv_precision: Precision) -> Figure:
-    """2 × layers × KV heads × head dim × bytes per element, in bytes."""
-    return product(
+def _kv_terms(model: Model, kv_precision: Precision) -> tuple[Figure, ...]:
+    return (
         KEYS_AND_VALUES,
         given(model.layers, "layers", COUNT),
         given(model.kv_heads, "KV heads", COUNT),
         given(model.head_dim, "head dim", COUNT),
         given(kv_precision.bytes_per_param, "B", FACTOR, "bytes per element"),
-        unit="B", kind=COUNT, label="KV cache per token",
     )
+
+
+def kv_bytes_per_token(model: Model, kv_precision: Precision) -> Figure:
+    """2 × layers × KV heads × head dim × bytes per element, in bytes."""
+    return product(*_kv_terms(model, kv_precision), unit="B", kind=COUNT, label="KV cache per token")
 
 
 def kv_per_token_mb(model: Model, kv_precision: Precision) -> Figure:
@@ -74,11 +77,7 @@ def kv_per_token_mb(model: Model, kv_precision: Precision) -> Figure:
 def kv_cache(model: Model, kv_precision: Precision, context_tokens: int, batch: int) -> Figure:
     """2 × layers × KV heads × head dim × bytes × context × batch, in GB."""
     return product(
-        KEYS_AND_VALUES,
-        given(model.layers, "layers", COUNT),
-        given(model.kv_heads, "KV heads", COUNT),
-        given(model.head_dim, "head dim", COUNT),
-        given(kv_precision.bytes_per_param, "B", FACTOR, "bytes per element"),
+        *_kv_terms(model, kv_precision),
         given(context_tokens, "tokens", COUNT, "context"),
         given(batch, "batch", COUNT, "batch"),
         unit="GB", kind=KV_CACHE, label="KV cache", scale=1 / BYTES_PER_GB,

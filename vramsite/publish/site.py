@@ -334,6 +334,7 @@ class SiteBuild:
             alternates=self.alternates(key),
             languages=self.languages(scope, key),
             canonical=f"{base}/{scope.page_path}",
+            stylesheets=self.stylesheets,
             twin=page_file + ".md",
             html_url=page_file,
         )
@@ -363,7 +364,8 @@ class SiteBuild:
         base = self.data.site.base_url
         return [{"locale": locale, "url": f"{base}/{locale.segment}/{key}.html"} for locale in self.data.site.locales]
 
-    def assets(self) -> dict[str, bytes]:
+    @cached_property
+    def _assets(self) -> dict[str, bytes]:
         files = {}
         for folder in (ENGINE_ROOT / "templates" / "static", self.root / "templates" / "static"):
             if folder.is_dir():
@@ -371,6 +373,16 @@ class SiteBuild:
                     if item.is_file():
                         files[f"assets/{item.name}"] = item.read_bytes()
         return files
+
+    def assets(self) -> dict[str, bytes]:
+        """templates/static of the engine, then of the site (a site's file of the same name wins)."""
+        return dict(self._assets)
+
+    @cached_property
+    def stylesheets(self) -> list[str]:
+        """Every stylesheet among the assets, the engine's style.css first: each page links them all."""
+        names = [path.removeprefix("assets/") for path in self._assets if path.endswith(".css")]
+        return sorted(names, key=lambda name: (name != "style.css", name))
 
 
 def render_site(root: Path) -> dict[str, bytes]:
