@@ -61,3 +61,17 @@ def check_published(entry: dict, guide) -> None:
         assert shown != expected(entry["published"]), "no longer a difference: drop computed/reason"
     else:
         assert shown == expected(entry["published"])
+
+
+def _normal(spec: dict) -> dict:
+    return {key: Decimal(str(value)) if key in ("need", "price", "nodes") else value for key, value in spec.items()}
+
+
+def check_cell(summary: dict, spec: dict) -> None:
+    """A lookup cell's summary equals the golden spec, or its listed computed value (with a reason)."""
+    if "computed" in spec:
+        assert spec.get("reason"), "a listed difference needs its reason"
+        assert summary == _normal(spec["computed"])
+        assert summary != _normal(spec["published"]), "no longer a difference: drop computed/reason"
+    else:
+        assert summary == _normal(spec)
