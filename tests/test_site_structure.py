@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import posixpath
 import re
 import shutil
@@ -227,3 +228,15 @@ def test_a_new_card_gets_pages_and_rows_everywhere(tmp_path):
     # 96 GB of FP8 for $690 now wins the 70B FP8 cell from the $1,490 H100 PCIe.
     assert "75 GB: [RTX PRO 6000](gpus/rtx-pro-6000.html.md) $690" in files["en/vram.html.md"].decode()
     assert "sitemap.xml" in files and b"/en/gpus/rtx-pro-6000.html" in files["sitemap.xml"]
+    # Charts: a bar in the cost chart and the heat map cell it wins, in both languages.
+    for segment in ("en", "zh-cn"):
+        assert "RTX PRO 6000" in files[f"assets/charts/{segment}-cost.svg"].decode()
+        assert "RTX PRO 6000" in files[f"assets/charts/{segment}-lookup_heatmap.svg"].decode()
+    # Downloads: its rows in the catalogue and cost tables, the cell it wins, and its own tables.
+    for table in ("catalogue", "cost"):
+        rows = json.loads(files[f"data/{table}.json"])["rows"]
+        assert "rtx-pro-6000" in [row["key"] for row in rows], table
+        assert "rtx-pro-6000" in files[f"data/{table}.csv"].decode()
+    lookup = json.loads(files["data/lookup.json"])["rows"]
+    assert next(row for row in lookup if row["key"] == "70B")["cells"]["infer-fp8"]["gpu"] == "rtx-pro-6000"
+    assert "data/prices-rtx-pro-6000.json" in files and "data/fits-rtx-pro-6000.csv" in files

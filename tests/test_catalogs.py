@@ -1,0 +1,55 @@
+"""The UI catalogs: every language says every string, in its own words."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from babel.messages.pofile import read_po
+
+ROOT = Path(__file__).resolve().parent.parent
+CATALOG_SETS = [ROOT / "locales", ROOT / "sites" / "quick" / "locales"]
+ENGLISH_WORD = re.compile(r"(?<![{\w])(?!token\b)[a-z]{3,}(?![\w}])")
+"""A lower-case English word outside {placeholders}: 'card', 'per'. Names such as QLoRA or ROCm do not
+match, nor 'token', which Chinese technical writing keeps as it is."""
+
+
+def read(path: Path) -> dict[str, object]:
+    with path.open("rb") as handle:
+        return {message.id if isinstance(message.id, str) else message.id[0]: message.string
+                for message in read_po(handle) if message.id}
+
+
+def effective(folder: Path) -> dict[str, dict]:
+    """Each language's strings as a site sees them: its own catalog laid over the engine's."""
+    catalogs = {}
+    for path in sorted(folder.glob("*/LC_MESSAGES/messages.po")):
+        language = path.parent.parent.name
+        catalogs[language] = {**read(ROOT / "locales" / language / "LC_MESSAGES" / "messages.po"), **read(path)}
+    return catalogs
+
+
+@pytest.mark.parametrize("folder", CATALOG_SETS, ids=lambda folder: folder.relative_to(ROOT).as_posix())
+def test_every_language_has_the_same_strings(folder):
+    catalogs = effective(folder)
+    assert len(catalogs) >= 2
+    ids = [set(messages) for messages in catalogs.values()]
+    assert all(found == ids[0] for found in ids), {name: sorted(set(m) ^ ids[0]) for name, m in catalogs.items()}
+
+
+@pytest.mark.parametrize("folder", CATALOG_SETS, ids=lambda folder: folder.relative_to(ROOT).as_posix())
+def test_chinese_strings_are_translated(folder):
+    messages = read(folder / "zh_CN" / "LC_MESSAGES" / "messages.po")
+    untranslated = []
+    for msgid, text in messages.items():
+        forms = text if isinstance(text, (list, tuple)) else [text]
+        for form in forms:
+            if not form or ENGLISH_WORD.search(form):
+                untranslated.append(f"{msgid!r} -> {form!r}")
+    assert not untranslated, "\n".join(untranslated)
+
+
+def test_the_check_finds_an_untranslated_string():
+    assert ENGLISH_WORD.search("{n} cards") and not ENGLISH_WORD.search("{n} 张卡")
+    assert not ENGLISH_WORD.search("QLoRA") and not ENGLISH_WORD.search("NVLink / NVSwitch")
