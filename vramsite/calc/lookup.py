@@ -9,7 +9,7 @@ rule then picks one (see ``LookupRules``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 
 from ..load.model import Discount, Gpu, LookupRules, Method, Pricing
@@ -25,6 +25,8 @@ class Market:
     pricing: Pricing
     discounts: tuple[Discount, ...]
     rules: LookupRules
+    _offers: dict = field(default_factory=dict, init=False, compare=False, hash=False, repr=False)
+    """Priced configurations by the method's rules (feature, all-to-all), worked out once."""
 
 
 @dataclass(frozen=True)
@@ -112,40 +114,68 @@ class Option:
 def candidates(need: Figure, method: Method, market: Market) -> list[Option]:
     """Every priced configuration that meets the rules and holds the need."""
     found = []
-    discounts = {discount.cards: discount.percent for discount in market.discounts}
-    for gpu in market.gpus:
-        usd = market.pricing.usd.get(gpu.id)
-        if usd is None:
-            continue
-        for count in allowed_counts(gpu, market.rules):
-            if need.value > gpu.memory_gb * count or not meets_rules(gpu, count, method, market.rules):
-                continue
-            # The same arithmetic as cost.order_price and configuration(), without the figures.
-            price = count * usd * (1 - discounts.get(count, Decimal(0)) / 100) if count > 1 else usd
+    for gpu, count, capacity, price in _offers(method, market):
+        if need.value <= capacity:
             headroom = gpu.memory_gb - (need.value if count == 1 else need.value / count)
             found.append(Option(gpu, count, price, headroom))
     return found
 
 
-def _cheapest_key(option: Option) -> tuple:
-    return (option.count > 1, option.price, option.count, -option.headroom_per_card, option.gpu.id)
+def _offers(method: Method, market: Market) -> list[tuple[Gpu, int, Decimal, Decimal]]:
+    """(card, count, memory, price) of every priced configuration a method's rules allow.
+
+    They depend on the method only through its hardware feature and its need for an
+    all-to-all link, so a grid of many models works them out once per kind of method.
+    """
+    key = (method.precision.requires_feature if method.precision else None, method.needs_all_to_all)
+    if key not in market._offers:
+        discounts = {discount.cards: discount.percent for discount in market.discounts}
+        offers = []
+        for gpu in market.gpus:
+            usd = market.pricing.usd.get(gpu.id)
+            if usd is None:
+                continue
+            for count in allowed_counts(gpu, market.rules):
+                if meets_rules(gpu, count, method, market.rules):
+                    # The same arithmetic as cost.order_price, without the figures.
+                    price = count * usd * (1 - discounts.get(count, Decimal(0)) / 100) if count > 1 else usd
+                    offers.append((gpu, count, gpu.memory_gb * count, price))
+        market._offers[key] = offers
+    return market._offers[key]
 
 
-def _smallest_fit_key(option: Option) -> tuple:
-    return (option.count, option.gpu.memory_gb, option.price, option.gpu.id)
+def _cheapest_key(offer: tuple) -> tuple:
+    """One card before several, then the lowest price, fewer cards, more memory to spare."""
+    gpu, count, _, price = offer
+    # Within one card count, more memory per card is more headroom for any need.
+    return (count > 1, price, count, -gpu.memory_gb, gpu.id)
+
+
+def _smallest_fit_key(offer: tuple) -> tuple:
+    """The fewest cards, then the smallest card, then the lowest price."""
+    gpu, count, _, price = offer
+    return (count, gpu.memory_gb, price, gpu.id)
 
 
 SELECTIONS = {"cheapest": _cheapest_key, "smallest_fit": _smallest_fit_key}
-"""The selection rules a site can name in sizing.yaml (lookup.selection)."""
+"""The selection rules a site can name in sizing.yaml (lookup.selection). Neither depends on
+the need, so the offers are sorted once and the answer is the first that holds the need."""
+
+
+def _ranked(method: Method, market: Market) -> list[tuple]:
+    key = ("ranked", market.rules.selection,
+           method.precision.requires_feature if method.precision else None, method.needs_all_to_all)
+    if key not in market._offers:
+        market._offers[key] = sorted(_offers(method, market), key=SELECTIONS[market.rules.selection])
+    return market._offers[key]
 
 
 def lookup(need: Figure, method: Method, market: Market) -> Lookup:
-    options = candidates(need, method, market)
     node_cards = max(market.rules.card_counts)
-    if not options:
+    best = next((offer for offer in _ranked(method, market) if need.value <= offer[2]), None)
+    if best is None:
         return Lookup(need, method, None, (), _nodes_needed(need, method, market, node_cards), node_cards)
-    best = min(options, key=SELECTIONS[market.rules.selection])
-    choice = configuration(need, best.gpu, best.count, market)
+    choice = configuration(need, best[0], best[1], market)
     return Lookup(need, method, choice, _same_class(choice, method, market), None, node_cards)
 
 

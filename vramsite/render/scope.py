@@ -101,10 +101,9 @@ class Scope:
         if self.mode == MD:
             return self.inline.message("{main} — {sub}", main=main, sub=self.inline.render(cell.sub)) \
                 if cell.sub is not None else main
-        html = Markup('<span class="main">{}</span>').format(main)
-        if cell.sub is not None:
-            html += Markup(' <span class="sub">{}</span>').format(self.inline.render(cell.sub))
-        return html
+        if cell.sub is None:
+            return Markup(f'<span class="main">{main}</span>')
+        return Markup(f'<span class="main">{main}</span> <span class="sub">{self.inline.render(cell.sub)}</span>')
 
     def chart(self, name: str, **options) -> Markup:
         """A chart as inline SVG; in the twin, an image link to the chart's standalone copy."""
