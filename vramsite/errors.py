@@ -33,17 +33,6 @@ def _problem_order(problem: Problem) -> tuple:
     return (problem.file, problem.line or 0, problem.field, problem.message)
 
 
-def field_path(path: tuple) -> str:
-    """Render ('gpus', 3, 'memory_gb') as gpus[3].memory_gb."""
-    text = ""
-    for part in path:
-        if isinstance(part, int):
-            text += f"[{part}]"
-        else:
-            text += f".{part}" if text else str(part)
-    return text
-
-
 class UnknownId(LookupError):
     """A name that refers to nothing in the data (a model, a card, ...)."""
 

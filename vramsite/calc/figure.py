@@ -47,10 +47,6 @@ class Figure:
         if not isinstance(self.value, Decimal):
             object.__setattr__(self, "value", Decimal(self.value))
 
-    def relabel(self, label: str, kind: str | None = None) -> "Figure":
-        """The same value and formula under another name."""
-        return Figure(self.value, self.unit, kind or self.kind, label, self.formula)
-
     # Comparisons let content and tests ask "is this bigger than that".
     def __lt__(self, other: "Figure | Decimal | int") -> bool:
         return self.value < _value(other)

@@ -160,22 +160,15 @@ class Guide:
         return min(single, key=lambda cell: cell[2].choice.headroom_per_card.value)
 
     def cheapest(self, model_id: str, method_id: str, *, context: int | None = None, batch: int | None = None,
-                 stack: str | None = None, max_price: Decimal | None = None, roomy: bool = False) -> Lookup:
-        """The lookup answer under extra conditions: a software stack, a price cap, no tight fit."""
-        gpus = tuple(gpu for gpu in self.data.gpus
-                     if (stack is None or gpu.stack == stack)
-                     and (max_price is None or (self.data.pricing.usd.get(gpu.id) or 0) < max_price))
-        rules = self.data.lookup
-        if roomy:
-            rules = replace(rules, tight_single_gb=Decimal(0), tight_per_card_gb=Decimal(0))
-        market = Market(gpus, self.data.pricing, self.data.discounts, rules)
+                 stack: str | None = None, roomy: bool = False) -> Lookup:
+        """The lookup answer under extra conditions: one software stack; with ``roomy``, no card it would fit tightly."""
         model, method = self.data.model(model_id), self.data.method(method_id)
-        if not roomy:
-            return self.lookup(model, method, context, batch, market)
-        need = self.need(model, method, context, batch).total
-        limit = self.data.lookup.tight_single_gb
-        roomy_gpus = tuple(gpu for gpu in gpus if gpu.memory_gb - need.value >= limit)
-        return lookup(need, method, replace(market, gpus=roomy_gpus))
+        gpus = tuple(gpu for gpu in self.data.gpus if stack is None or gpu.stack == stack)
+        if roomy:
+            need = self.need(model, method, context, batch).total
+            gpus = tuple(gpu for gpu in gpus if gpu.memory_gb - need.value >= self.data.lookup.tight_single_gb)
+        market = Market(gpus, self.data.pricing, self.data.discounts, self.data.lookup)
+        return self.lookup(model, method, context, batch, market)
 
     # -- the catalogue -----------------------------------------------------
 

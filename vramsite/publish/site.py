@@ -24,7 +24,6 @@ from ..load.yaml_source import read_yaml
 from ..render.charts import CHARTS, chart_file, render_chart
 from ..render.content import content_environment, layout_problem, page_meta, read_content, render_content
 from ..render.format import Formatter
-from ..render.format import Formatter
 from ..render.i18n import load_catalogs
 from ..render.markdown import make_markdown, strip_heading_ids
 from ..render.scope import HTML, MD, Scope, install_filters
@@ -107,7 +106,6 @@ class SiteBuild:
         self._formatters: dict = {}
         self._charts: dict = {}
         self._chart_options: dict = {}
-        self._formatters: dict = {}
 
     # -- sources -------------------------------------------------------------
 
@@ -190,12 +188,6 @@ class SiteBuild:
     def shown_tables(self) -> list:
         """Every table a page has shown so far, once each, in the order first shown."""
         return [table for table in self._tables.values() if table is not None]
-
-    def formatter(self, locale) -> Formatter:
-        if locale.segment not in self._formatters:
-            self._formatters[locale.segment] = Formatter(locale, self.data.site.display,
-                                                         self.catalogs[locale.segment])
-        return self._formatters[locale.segment]
 
     def chart(self, name: str, locale, standalone: bool = False, **options) -> str:
         """A chart's SVG in one language, drawn once however many pages show it."""

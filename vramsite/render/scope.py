@@ -33,7 +33,7 @@ from ..publish.downloads import download_path
 from ..tables.guide import method_label
 from .charts import chart_file, chart_title
 from .derivation import explain
-from .format import MONEY_PERIODS, Formatter
+from .format import MONEY_PERIODS
 from .inline import HTML, MD, InlineRenderer
 
 
