@@ -146,6 +146,13 @@ def test_check_writes_nothing_and_passes_on_the_site(sources):
     assert not (sources / "site").exists()
 
 
+@pytest.mark.parametrize("jobs", ["0", "-2", "two"])
+def test_jobs_must_be_a_positive_whole_number(jobs):
+    run = build_py("check", "--jobs", jobs)
+    assert run.returncode == 2
+    assert f"argument --jobs/-j: expected a whole number of at least 1, got '{jobs}'" in run.stderr
+
+
 def test_check_lists_every_problem_at_once(tmp_path):
     site = copy_sources(tmp_path)
     gpus = site / "data" / "gpus.yaml"

@@ -47,6 +47,7 @@ def _parser() -> argparse.ArgumentParser:
     build.add_argument("--out", type=Path, help="output folder (default: SITE/site)")
     build.add_argument("--force", action="store_true",
                        help="render everything even when no input changed since the last build into OUT")
+    _jobs_option(build)
     build.set_defaults(run=_build)
 
     check = commands.add_parser(
@@ -54,6 +55,7 @@ def _parser() -> argparse.ArgumentParser:
         description="Render the whole site in memory and list every problem found (file:line: field: message); "
                     "write nothing. Exits 1 if there is any problem.")
     _site_option(check)
+    _jobs_option(check)
     check.set_defaults(run=_check)
 
     serve = commands.add_parser(
@@ -83,6 +85,34 @@ def _site_option(parser: argparse.ArgumentParser) -> None:
                         help="the site's folder, holding data/, content/, templates/, locales/ (default: this repository)")
 
 
+def _jobs_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--jobs", "-j", type=_positive, metavar="N",
+                        help="render up to N languages at once, each in its own process (default: one per core; "
+                             "1 renders everything in this process)")
+
+
+def _positive(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}")
+    return int(text)
+
+
+def _render(args) -> dict[str, bytes]:
+    """The site in memory, the languages shared out among the cores."""
+    import gc
+
+    from .publish.parallel import usable_cores
+    from .publish.site import render_site
+
+    # A build is short and keeps nearly every object it makes until it ends:
+    # the cycle collector would only walk the growing heap again and again.
+    gc.disable()
+    try:
+        return render_site(args.site, args.jobs or usable_cores())
+    finally:
+        gc.enable()
+
+
 def _build(args) -> int:
     from .publish import stamp
 
@@ -93,10 +123,9 @@ def _build(args) -> int:
         return 0
     stamp.forget(args.site)
 
-    from .publish.site import render_site
     from .publish.writer import write_site
 
-    files = render_site(args.site)
+    files = _render(args)
     report = write_site(files, out)
     stamp.record(args.site, out, digest, files)
     print(f"built {len(files)} files into {out}: {len(report.written)} written, "
@@ -105,9 +134,7 @@ def _build(args) -> int:
 
 
 def _check(args) -> int:
-    from .publish.site import render_site
-
-    files = render_site(args.site)
+    files = _render(args)
     print(f"no problems found ({len(files)} files rendered in memory, nothing written)")
     return 0
 

@@ -3,8 +3,17 @@
 from __future__ import annotations
 
 import json
-from html.parser import HTMLParser
-from xml.sax.saxutils import escape, quoteattr
+from html import escape as _escape
+
+
+def escape(text: str) -> str:
+    """Text for XML character data."""
+    return _escape(text, quote=False)
+
+
+def quoteattr(text: str) -> str:
+    """A quoted XML attribute value."""
+    return '"' + _escape(text, quote=True) + '"'
 
 
 def sitemap(base_url: str, keys: list[str], locales) -> bytes:
@@ -46,47 +55,9 @@ def llms_txt(site_name: str, summary: str, sections: list[tuple[str, list[tuple[
     return "\n".join(lines).encode("utf-8")
 
 
-class _FaqParser(HTMLParser):
-    """Collects (question, answer text) pairs from the section that follows <h2 id="faq">."""
-
-    def __init__(self):
-        super().__init__(convert_charrefs=True)
-        self.in_faq = False
-        self.capture: str | None = None
-        self.pairs: list[list[str]] = []
-        self.depth = 0
-
-    def handle_starttag(self, tag, attrs):
-        attributes = dict(attrs)
-        if tag == "h2":
-            self.in_faq = attributes.get("id") == "faq"
-            self.capture = None
-        elif self.in_faq and tag == "h3":
-            self.pairs.append(["", ""])
-            self.capture = "question"
-        elif self.in_faq and tag == "p" and self.pairs:
-            self.capture = "answer"
-            if self.pairs[-1][1]:
-                self.pairs[-1][1] += " "
-
-    def handle_endtag(self, tag):
-        if tag in ("h3", "p"):
-            self.capture = None
-
-    def handle_data(self, data):
-        if self.capture == "question":
-            self.pairs[-1][0] += data
-        elif self.capture == "answer":
-            self.pairs[-1][1] += data
-
-
-def faq_jsonld(body_html: str) -> str | None:
-    """schema.org FAQPage from the rendered FAQ section, or None if the page has none."""
-    if 'id="faq"' not in body_html:
-        return None
-    parser = _FaqParser()
-    parser.feed(body_html)
-    pairs = [(q.strip(), " ".join(a.split())) for q, a in parser.pairs if q.strip() and a.strip()]
+def faq_jsonld(pairs: list[tuple[str, str]]) -> str | None:
+    """schema.org FAQPage from (question, answer) pairs of plain text, or None if there is none."""
+    pairs = [(question, answer) for question, answer in pairs if question and answer]
     if not pairs:
         return None
     data = {

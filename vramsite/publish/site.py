@@ -25,10 +25,11 @@ from ..render.charts import CHARTS, chart_file, render_chart
 from ..render.content import content_environment, layout_problem, page_meta, read_content, render_content
 from ..render.format import Formatter
 from ..render.i18n import load_catalogs
-from ..render.markdown import make_markdown, strip_heading_ids
+from ..render.markdown import make_markdown, section_pairs, strip_heading_ids
 from ..render.scope import HTML, MD, Scope, install_filters
 from ..tables import ALL_TABLES
 from . import discovery, downloads
+from .parallel import map_in_workers
 from .router import Router
 from .writer import SiteFiles
 
@@ -91,6 +92,22 @@ class RenderedPage:
     markdown: str
 
 
+@dataclass
+class LanguageOutput:
+    """What rendering every page in one language produced, and what it asked of the rest of the build."""
+
+    pages: list[RenderedPage]
+    problems: list[Problem]
+    tables: list[tuple[str, dict]]
+    """(name, options) of every table shown, for the downloads."""
+    charts: list[tuple[str, dict]]
+    """(name, options) of every chart shown."""
+    chart_files: dict[str, bytes]
+    """The standalone copies of those charts in this language."""
+    missing: dict[str, set[str]]
+    """Per catalog: the UI strings asked for that it lacks."""
+
+
 class SiteBuild:
     def __init__(self, root: Path):
         self.root = Path(root)
@@ -102,6 +119,7 @@ class SiteBuild:
         for page in self.pages:
             self.router.add(page.id)
         self._tables: dict = {}
+        self._table_uses: dict = {}
         self._sources: dict = {}
         self._formatters: dict = {}
         self._charts: dict = {}
@@ -183,6 +201,7 @@ class SiteBuild:
             if name not in ALL_TABLES:
                 raise UnknownId("table", name, tuple(ALL_TABLES))
             self._tables[key] = ALL_TABLES[name](self.guide, **options)
+            self._table_uses[key] = (name, options)
         return self._tables[key]
 
     def shown_tables(self) -> list:
@@ -201,32 +220,45 @@ class SiteBuild:
             self._chart_options.setdefault((name, frozen), options)
         return self._charts[key]
 
-    def chart_files(self) -> dict[str, bytes]:
-        """assets/charts/<segment>-<name>.svg: each chart a page shows, as a file in every language, for the twins."""
+    def chart_files(self, locales=None, drawn: dict[str, bytes] | None = None) -> dict[str, bytes]:
+        """assets/charts/<segment>-<name>.svg: each chart a page shows, as a file in every language, for the twins.
+
+        ``drawn``: files already drawn elsewhere (by another worker), used as they are.
+        """
+        drawn = drawn or {}
         uses = dict(self._chart_options)
         files = {}
         for (name, _), options in sorted(uses.items(), key=lambda item: (item[0][0], repr(item[0][1]))):
-            for locale in self.data.site.locales:
-                svg = self.chart(name, locale, standalone=True, **options)
+            for locale in locales or self.data.site.locales:
                 path = f"assets/{chart_file(name, locale.segment, options)}"
+                if path in drawn:
+                    files[path] = drawn[path]
+                    continue
+                svg = self.chart(name, locale, standalone=True, **options)
                 files[path] = ('<?xml version="1.0" encoding="UTF-8"?>\n' + svg + "\n").encode("utf-8")
         return files
 
     # -- rendering -----------------------------------------------------------
 
-    def render(self) -> dict[str, bytes]:
-        """Every file of the site, by path relative to the output folder."""
-        files = SiteFiles()
-        problems: list[Problem] = []
-        rendered: list[RenderedPage] = []
-        for page in self.pages:
-            for locale in self.data.site.locales:
-                try:
-                    rendered.append(self.render_page(page, locale))
-                except InputError as error:
-                    problems.extend(error.problems)
+    def render(self, workers: int = 1) -> dict[str, bytes]:
+        """Every file of the site, by path relative to the output folder.
+
+        ``workers`` > 1 renders the languages side by side in forked processes
+        (see ``parallel``); the files are the same bytes either way.
+        """
+        locales = self.data.site.locales
+        if workers > 1:
+            self._compile_layouts()  # once, before the workers fork, rather than once in each
+        outputs = map_in_workers(self.render_language, locales, workers)
+        drawn: dict[str, bytes] = {}
+        for output in outputs:
+            self._take_over(output)
+            drawn.update(output.chart_files)
+        problems = [problem for output in outputs for problem in output.problems]
         if problems:
             raise InputError(problems + self.catalog_problems())
+        rendered = [page for output in outputs for page in output.pages]
+        files = SiteFiles()
         for page in rendered:
             path = f"{page.locale.segment}/{page.key}.html"
             source = f"content/pages.yaml ({page.key})"
@@ -238,11 +270,40 @@ class SiteBuild:
             files.add(path, content, "templates/static")
         for path, content in downloads.download_files(self.shown_tables()).items():
             files.add(path, content, "vramsite/tables")
-        for path, content in self.chart_files().items():
+        for path, content in self.chart_files(drawn=drawn).items():
             files.add(path, content, "vramsite/render/charts.py")
         if self.catalog_problems():
             raise InputError(self.catalog_problems())
         return files
+
+    def render_language(self, locale) -> LanguageOutput:
+        """Every page in one language, and the standalone copies of its charts."""
+        pages, problems = [], []
+        for page in self.pages:
+            try:
+                pages.append(self.render_page(page, locale))
+            except InputError as error:
+                problems.extend(error.problems)
+        charts = {} if problems else self.chart_files(locales=[locale])
+        return LanguageOutput(pages, problems, list(self._table_uses.values()),
+                              [(name, options) for (name, _), options in self._chart_options.items()],
+                              charts, {segment: set(catalog.missing) for segment, catalog in self.catalogs.items()})
+
+    def _take_over(self, output: LanguageOutput) -> None:
+        """Make this build know the tables, charts and missing strings of a language another worker rendered."""
+        for name, options in output.tables:
+            self.table(name, **options)
+        for name, options in output.charts:
+            self._chart_options.setdefault((name, _freeze(options)), options)
+        for segment, missing in output.missing.items():
+            self.catalogs[segment].missing |= missing
+
+    def _compile_layouts(self) -> None:
+        for template in sorted({page.template for page in self.pages} | {"page.md"}):
+            try:
+                self.layout.get_template(template)
+            except Exception:  # noqa: BLE001 - reported, located, by the pages that use it
+                pass
 
     def catalog_problems(self) -> list[Problem]:
         """UI strings some page asked for that a language's catalog lacks (strict by default)."""
@@ -310,9 +371,10 @@ class SiteBuild:
         html_scope = Scope(self, locale, HTML, out_path, page.params, card)
         meta = page_meta(source, md_scope.template_context())
         body_md = strip_heading_ids(render_content(source, source.template, md_scope.template_context()))
-        body_html = self.markdown.render(render_content(source, source.template, html_scope.template_context()))
+        tokens = self.markdown.parse(render_content(source, source.template, html_scope.template_context()))
+        body_html = self.markdown.renderer.render(tokens, self.markdown.options, {})
         info = {"key": page.id, "title": meta["title"], "description": meta["description"],
-                "lead": meta.get("lead", ""), "jsonld": discovery.faq_jsonld(body_html)}
+                "lead": meta.get("lead", ""), "jsonld": discovery.faq_jsonld(section_pairs(tokens, "faq"))}
         html = self._layout(page.template, html_scope, page=info, body=Markup(body_html))
         twin = self._layout("page.md", md_scope, page=info, body=Markup(body_md))
         return RenderedPage(page.id, locale, info["title"], info["description"], html, twin)
@@ -377,7 +439,7 @@ class SiteBuild:
         return sorted(names, key=lambda name: (name != "style.css", name))
 
 
-def render_site(root: Path) -> dict[str, bytes]:
+def render_site(root: Path, workers: int = 1) -> dict[str, bytes]:
     """The whole site in memory, or InputError with every problem found.
 
     When the data cannot be loaded no page can be rendered; the content files,
@@ -385,7 +447,7 @@ def render_site(root: Path) -> dict[str, bytes]:
     one run lists their problems too.
     """
     try:
-        return SiteBuild(root).render()
+        return SiteBuild(root).render(workers)
     except InputError as error:
         raise InputError(error.problems + source_problems(Path(root))) from None
 

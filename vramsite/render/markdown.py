@@ -11,6 +11,7 @@ import re
 
 from markdown_it import MarkdownIt
 from markdown_it.rules_core import StateCore
+from markdown_it.token import Token
 
 HEADING_ID = re.compile(r"\s*\{#([A-Za-z][\w-]*)\}\s*$")
 
@@ -46,3 +47,41 @@ def strip_heading_ids(text: str) -> str:
     return "\n".join(
         HEADING_ID.sub("", line) if line.lstrip().startswith("#") else line for line in text.split("\n")
     )
+
+
+def section_pairs(tokens: list[Token], section_id: str) -> list[tuple[str, str]]:
+    """(heading, text) for each ### heading of the ## section whose id is ``section_id``, as plain text.
+
+    The text is the heading's paragraphs, joined: the questions and answers
+    of an FAQ, read from the parsed Markdown rather than from its HTML.
+    """
+    pairs: list[tuple[str, list[str]]] = []
+    inside, capture = False, None
+    for token in tokens:
+        if token.type == "heading_open" and token.tag == "h2":
+            inside, capture = token.attrGet("id") == section_id, None
+        elif not inside:
+            continue
+        elif token.type == "heading_open" and token.tag == "h3":
+            pairs.append(("", []))
+            capture = "heading"
+        elif token.type == "paragraph_open" and not token.hidden and pairs:
+            capture = "text"
+        elif token.type == "inline" and capture == "heading":
+            pairs[-1] = (plain_text(token), pairs[-1][1])
+            capture = None
+        elif token.type == "inline" and capture == "text":
+            pairs[-1][1].append(plain_text(token))
+            capture = None
+    return [(heading.strip(), " ".join(" ".join(texts).split())) for heading, texts in pairs]
+
+
+def plain_text(inline: Token) -> str:
+    """An inline token's text without markup: raw HTML tags dropped, the text between them kept."""
+    parts = []
+    for child in inline.children or ():
+        if child.type in ("text", "code_inline"):
+            parts.append(child.content)
+        elif child.type in ("softbreak", "hardbreak"):
+            parts.append(" ")
+    return "".join(parts)
