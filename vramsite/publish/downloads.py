@@ -121,27 +121,29 @@ def table_record(table: Table) -> dict:
     }
 
 
-def table_json(table: Table) -> bytes:
-    return (json.dumps(table_record(table), ensure_ascii=False, indent=2) + "\n").encode("utf-8")
+def table_json(table: Table, record: dict | None = None) -> bytes:
+    record = record or table_record(table)
+    return (json.dumps(record, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
 
 
-def csv_fields(table: Table) -> list[tuple[str, int, str]]:
+def csv_fields(table: Table, record: dict | None = None) -> list[tuple[str, int, str]]:
     """(CSV header, column index, field of the cell's record) for every CSV column after key and header."""
+    rows = (record or table_record(table))["rows"]
     fields = []
     for index, column in enumerate(table.columns):
-        records = [cell_record(row.cells[index]) for row in table.rows]
+        records = [row["cells"][column.key] for row in rows]
         if any(row.cells[index].lookup is not None for row in table.rows):
             fields += [(f"{column.key}_{name}", index, name) for name in LOOKUP_FIELDS]
             continue
-        figures = any("value" in record for record in records)
-        words = any("text" in record for record in records)
+        figures = any("value" in cell for cell in records)
+        words = any("text" in cell for cell in records)
         if figures:
             fields += [(column.key, index, "value"), (f"{column.key}_unit", index, "unit")]
             if words:
                 fields.append((f"{column.key}_text", index, "text"))
         else:
             fields.append((column.key, index, "text"))
-        if any("flags" in record for record in records):
+        if any("flags" in cell for cell in records):
             fields.append((f"{column.key}_flags", index, "flags"))
     return fields
 
@@ -156,9 +158,9 @@ def _csv_value(value) -> str:
     return str(value)
 
 
-def table_csv(table: Table) -> bytes:
-    record = table_record(table)
-    fields = csv_fields(table)
+def table_csv(table: Table, record: dict | None = None) -> bytes:
+    record = record or table_record(table)
+    fields = csv_fields(table, record)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\r\n")
     writer.writerow(["key", "header", *(name for name, _, _ in fields)])
@@ -174,8 +176,9 @@ def download_files(tables: Iterable[Table]) -> dict[str, bytes]:
     files: dict[str, bytes] = {}
     problems = []
     for table in tables:
+        record = table_record(table)
         for ext, write in (("json", table_json), ("csv", table_csv)):
-            path, content = download_path(table.id, ext), write(table)
+            path, content = download_path(table.id, ext), write(table, record)
             if files.get(path, content) != content:
                 problems.append(Problem("vramsite/tables", None, table.id,
                                         f"two different tables have the id {table.id!r}; give each its own"))

@@ -14,8 +14,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import sys
-from importlib import metadata
 from pathlib import Path
 
 ENGINE_ROOT = Path(__file__).resolve().parent.parent.parent
@@ -28,11 +28,8 @@ STAMP = Path(".cache") / "build-stamp.json"
 def input_digest(site_root: Path) -> str:
     digest = hashlib.sha256()
     digest.update(sys.version.encode())
-    for library in LIBRARIES:
-        try:
-            digest.update(f"{library}={metadata.version(library)}".encode())
-        except metadata.PackageNotFoundError:
-            digest.update(f"{library}=none".encode())
+    for installed in library_versions():
+        digest.update(installed.encode() + b"\0")
     folders = [site_root / name for name in SITE_FOLDERS] + [ENGINE_ROOT / name for name in ENGINE_FOLDERS]
     seen: set[Path] = set()
     for folder in folders:
@@ -44,6 +41,29 @@ def input_digest(site_root: Path) -> str:
             if path.is_file() and "__pycache__" not in path.parts:
                 digest.update(str(path.relative_to(folder.parent)).encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()
+
+
+def library_versions() -> list[str]:
+    """The metadata folders of the installed libraries (jinja2-3.1.6.dist-info): each name carries a version.
+
+    Read from the import path rather than through importlib.metadata, whose
+    import alone costs more than the rest of a no-op rebuild.
+    """
+    wanted = {_distribution(name) for name in LIBRARIES}
+    found = set()
+    for folder in sys.path:
+        try:
+            entries = os.listdir(folder or ".")
+        except OSError:
+            continue
+        found.update(entry for entry in entries
+                     if entry.endswith((".dist-info", ".egg-info")) and _distribution(entry.split("-")[0]) in wanted)
+    return sorted(found)
+
+
+def _distribution(name: str) -> str:
+    """A distribution's normalized name (PEP 503): PyYAML, markdown_it_py -> pyyaml, markdown-it-py."""
+    return re.sub(r"[-_.]+", "-", name).lower()
 
 
 def _output_state(out: Path, paths) -> dict[str, list[int]]:

@@ -64,10 +64,13 @@ def write_site(files: dict[str, bytes], out: Path) -> WriteReport:
             shutil.rmtree(leftover)
     staging.mkdir(parents=True)
     changed = set(report.written)
+    folders = {staging}
     try:
         for path in sorted(files):
             target = staging / path
-            target.parent.mkdir(parents=True, exist_ok=True)
+            if target.parent not in folders:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                folders.add(target.parent)
             if path in changed:
                 target.write_bytes(files[path])
             else:

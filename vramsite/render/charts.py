@@ -86,8 +86,9 @@ def render_chart(name: str, guide, fmt, segment: str, *, standalone: bool = Fals
 
 # -- text --------------------------------------------------------------------
 
-_CJK = re.compile(r"[\u2e80-\uffff]")
-_TOKENS = re.compile(r"[\u2e80-\uffff]|[^ \t\n\u2e80-\uffff]+|[ \t\n]+")
+CJK_FROM = "\u2e80"
+"""Characters from here to the end of the Basic Multilingual Plane are set one em wide and may break anywhere."""
+_TOKENS = re.compile(r"[ \t\n]+|[^ \t\n]+")
 _NO_BREAK_BEFORE = set("，。、：；）」』！？%")
 _ADVANCE = dict(zip(
     " !\"#$%&'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[\\]^_`abcdefghijklmnopqrstuvwxyz{|}~×·—–",
@@ -103,7 +104,7 @@ def text_width(text: str, size: float = FONT, bold: bool = False) -> float:
     """An estimate of the width of ``text`` (generous: DejaVu Sans metrics, Chinese at one em)."""
     em = 0.0
     for char in text:
-        em += 1.0 if _CJK.match(char) else _ADVANCE.get(char, 650) / 1000
+        em += 1.0 if _is_cjk(char) else _ADVANCE.get(char, 650) / 1000
     return em * size * (1.1 if bold else 1.0)
 
 
@@ -111,7 +112,7 @@ def wrap(text: str, width: float, size: float = FONT, bold: bool = False) -> lis
     """Greedy line breaking at spaces, and between any two Chinese characters."""
     lines, line = [], ""
     text = text.replace(" / ", "\u00a0/\u00a0")  # "BF16 / FP16" stays on one line
-    for token in _TOKENS.findall(text):
+    for token in _tokens(text):
         candidate = line + token
         if (line.strip() and not token.isspace() and token not in _NO_BREAK_BEFORE
                 and text_width(candidate.rstrip(), size, bold) > width):
@@ -124,6 +125,24 @@ def wrap(text: str, width: float, size: float = FONT, bold: bool = False) -> lis
     return [line.replace("\u00a0", " ") for line in lines] or [""]
 
 
+def _is_cjk(char: str) -> bool:
+    return CJK_FROM <= char <= "\uffff"
+
+
+def _tokens(text: str) -> list[str]:
+    """Runs of spaces, runs of other characters, and each Chinese character on its own."""
+    tokens = []
+    for run in _TOKENS.findall(text):
+        start = 0
+        for index, char in enumerate(run):
+            if _is_cjk(char):
+                tokens += [run[start:index], char] if index > start else [char]
+                start = index + 1
+        if start < len(run):
+            tokens.append(run[start:])
+    return tokens
+
+
 def message(fmt, msgid: str, **args) -> str:
     """A translated UI string with its {placeholders} filled by plain text."""
     pattern = fmt.gettext(msgid)
@@ -134,7 +153,7 @@ def sentences(parts: list[str]) -> str:
     """Sentences as one text: a space after '.', none after '。'."""
     text = ""
     for part in parts:
-        text += ("" if not text or _CJK.match(text[-1]) else " ") + part
+        text += ("" if not text or _is_cjk(text[-1]) else " ") + part
     return text
 
 
