@@ -33,7 +33,8 @@ from synthetic import write_synthetic_site  # noqa: E402
 
 FLOOR = "import jinja2, markdown_it, yaml, babel, babel.numbers, babel.dates"
 
-# Runs a command in this interpreter and reports its own peak memory (KiB) on the last line of stderr.
+# Runs a command in this interpreter and reports the peak memory (KiB) of itself and of the largest
+# child it waited for (a build's forked workers) on the last line of stderr.
 PROBE = """
 import resource, runpy, sys
 code = sys.argv[1]
@@ -47,34 +48,57 @@ except SystemExit as stop:
     if stop.code:
         raise
 finally:
-    sys.stderr.write("\\nPEAK_KIB %d\\n" % resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+    sys.stderr.write("\\nPEAK_KIB %d %d\\n" % (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+                                             resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss))
 """
 
 
-def run(code: str, *argv: str) -> tuple[float, int, str]:
-    """Seconds, peak KiB and stdout of one fresh interpreter."""
+ENV: dict[str, str] = dict(os.environ)
+"""The interpreters' environment; see ``use_bytecode``."""
+
+
+def use_bytecode(scratch: Path) -> None:
+    """Let every interpreter write and read byte-code, as an installed program's would, kept in ``scratch``.
+
+    Some shells set PYTHONDONTWRITEBYTECODE; the project's own modules would
+    then be compiled from source on every run while the floor's libraries
+    load their installed byte-code.
+    """
+    ENV.pop("PYTHONDONTWRITEBYTECODE", None)
+    ENV["PYTHONPYCACHEPREFIX"] = str(scratch / "pycache")
+    ENV.setdefault("PYTHONHASHSEED", "0")
+    run("import vramsite.cli, vramsite.publish.site, vramsite.publish.writer, vramsite.publish.stamp")
+
+
+def run(code: str, *argv: str) -> tuple[float, int, int, str]:
+    """Seconds, peak KiB (this interpreter, its largest child) and stdout of one fresh interpreter."""
     started = time.perf_counter()
-    done = subprocess.run([sys.executable, "-c", PROBE, code, *argv], capture_output=True, text=True, cwd=ROOT)
+    done = subprocess.run([sys.executable, "-c", PROBE, code, *argv], capture_output=True, text=True, cwd=ROOT,
+                          env=ENV)
     elapsed = time.perf_counter() - started
     if done.returncode:
         raise SystemExit(f"failed: {argv or code}\n{done.stderr}")
-    peak = int(done.stderr.rsplit("PEAK_KIB", 1)[1].strip())
-    return elapsed, peak, done.stdout
+    own, child = (int(part) for part in done.stderr.rsplit("PEAK_KIB", 1)[1].split())
+    return elapsed, own, child, done.stdout
 
 
 def measure(repeat: int, code: str, *argv: str, before=None) -> dict:
-    times, peaks = [], []
+    times, peaks, worker_peaks = [], [], []
     for _ in range(repeat):
         if before:
             before()
-        elapsed, peak, _ = run(code, *argv)
+        elapsed, peak, worker_peak, _ = run(code, *argv)
         times.append(elapsed)
         peaks.append(peak)
-    return {"seconds": statistics.median(times), "peak_mib": max(peaks) / 1024, "runs": repeat}
+        worker_peaks.append(worker_peak)
+    result = {"seconds": statistics.median(times), "peak_mib": max(peaks) / 1024, "runs": repeat}
+    if max(worker_peaks):
+        result["worker_peak_mib"] = max(worker_peaks) / 1024
+    return result
 
 
-def build(site: Path, out: Path) -> tuple[str, ...]:
-    return ("-", str(ROOT / "build.py"), "build", "--site", str(site), "--out", str(out))
+def build(site: Path, out: Path, *options: str) -> tuple[str, ...]:
+    return ("-", str(ROOT / "build.py"), "build", "--site", str(site), "--out", str(out), *options)
 
 
 def snapshot(folder: Path) -> dict[str, tuple[int, int]]:
@@ -94,6 +118,7 @@ def main() -> int:
 
     with tempfile.TemporaryDirectory(prefix="vramsite-bench-") as scratch:
         scratch = Path(scratch)
+        use_bytecode(scratch)
         site = scratch / "default"
         for name in ("data", "content", "templates", "locales"):
             shutil.copytree(ROOT / name, site / name)
@@ -108,6 +133,9 @@ def main() -> int:
         results["import floor"] = measure(repeat, FLOOR)
         results["cold build"] = measure(repeat, *build(site, out), before=cold(site, out))
         results["cold build"]["ratio to floor"] = results["cold build"]["seconds"] / results["import floor"]["seconds"]
+        one = results["cold build, one process"] = measure(repeat, *build(site, out, "--jobs", "1"),
+                                                           before=cold(site, out))
+        one["ratio to floor"] = one["seconds"] / results["import floor"]["seconds"]
 
         before = snapshot(out)
         results["no-op rebuild"] = measure(repeat, *build(site, out))
@@ -154,6 +182,8 @@ def report(results: dict) -> None:
                 shown.append(f"{value:.3f} s")
             elif key == "peak_mib":
                 shown.append(f"peak {value:.0f} MiB")
+            elif key == "worker_peak_mib":
+                shown.append(f"worker peak {value:.0f} MiB")
             elif key == "runs":
                 shown.append(f"median of {value}")
             elif isinstance(value, float):
@@ -164,5 +194,4 @@ def report(results: dict) -> None:
 
 
 if __name__ == "__main__":
-    os.environ.setdefault("PYTHONHASHSEED", "0")
     sys.exit(main())
