@@ -83,6 +83,18 @@ def test_a_no_op_rebuild_writes_nothing(sources, tmp_path):
     assert stats(out) == before, "a file was rewritten (inode or mtime changed)"
 
 
+def test_the_stamp_knows_the_version_of_every_library_the_build_uses():
+    from importlib import metadata
+
+    from vramsite.publish.stamp import LIBRARIES, library_versions
+
+    found = library_versions()
+    for library in LIBRARIES:
+        name = library.replace("-", "_").lower()
+        version = metadata.version(library)
+        assert sum(1 for entry in found if entry.lower().startswith(f"{name}-{version}.")) == 1, (library, found)
+
+
 def test_the_shortcut_is_not_taken_when_an_output_file_was_touched(sources, tmp_path):
     out = tmp_path / "site"
     assert build_py("build", "--site", str(sources), "--out", str(out)).returncode == 0
