@@ -19,20 +19,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-SOURCES = ("data", "content", "templates", "locales")
-
-
-def run_build(site: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(ROOT / "build.py"), "build", "--site", str(site), "--out", str(site / "site")],
-                          capture_output=True, text=True, cwd=ROOT, timeout=300)
-
-
-def hashes(folder: Path) -> dict[str, str]:
-    """Every file under ``folder`` with the SHA-256 of its bytes."""
-    return {path.relative_to(folder).as_posix(): hashlib.sha256(path.read_bytes()).hexdigest()
-            for path in sorted(folder.rglob("*")) if path.is_file()}
-
+from cli_support import ROOT, SOURCES, hashes, run_build
 
 @pytest.fixture(scope="module")
 def built_site(tmp_path_factory) -> Path:

@@ -1,0 +1,35 @@
+"""Running the real command line on a copy of a site, and fingerprinting its output."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SOURCES = ("data", "content", "templates", "locales")
+
+
+def run_cli(*args: str, cwd: Path = ROOT, timeout: int = 300) -> subprocess.CompletedProcess:
+    """``build.py ARGS`` in a fresh interpreter, as an editor runs it."""
+    return subprocess.run([sys.executable, str(ROOT / "build.py"), *args],
+                          capture_output=True, text=True, cwd=cwd, timeout=timeout)
+
+
+def run_build(site: Path) -> subprocess.CompletedProcess:
+    return run_cli("build", "--site", str(site), "--out", str(site / "site"))
+
+
+def hashes(folder: Path) -> dict[str, str]:
+    """Every file under ``folder`` with the SHA-256 of its bytes."""
+    return {path.relative_to(folder).as_posix(): hashlib.sha256(path.read_bytes()).hexdigest()
+            for path in sorted(folder.rglob("*")) if path.is_file()}
+
+
+def copy_sources(target: Path, source: Path = ROOT) -> Path:
+    """Copy a site's data/, content/, templates/ and locales/ into ``target``."""
+    for name in SOURCES:
+        shutil.copytree(source / name, target / name)
+    return target
