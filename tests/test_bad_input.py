@@ -10,16 +10,14 @@ byte for byte as it was.
 
 from __future__ import annotations
 
-import hashlib
 import shutil
-import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from cli_support import ROOT, SOURCES, hashes, run_build
+
 
 @pytest.fixture(scope="module")
 def built_site(tmp_path_factory) -> Path:
