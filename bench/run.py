@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -126,7 +127,10 @@ def main() -> int:
 
         def cold(folder: Path, target: Path):
             def reset():
+                if target.is_symlink():  # a built site is a link to its version in OUT.versions
+                    target.unlink()
                 shutil.rmtree(target, ignore_errors=True)
+                shutil.rmtree(target.with_name(target.name + ".versions"), ignore_errors=True)
                 shutil.rmtree(folder / ".cache", ignore_errors=True)  # no compiled templates, no stamp
             return reset
 
@@ -148,7 +152,9 @@ def main() -> int:
         edits = iter(range(10**6))
 
         def edit_price():
-            prices.write_text(original.replace("{gpu: a40, usd: 240}", f"{{gpu: a40, usd: {241 + next(edits)}}}"),
+            # the first card's price, whatever it is, raised by a new amount each time
+            prices.write_text(re.sub(r"usd: (\d+)\}", lambda found: f"usd: {int(found[1]) + 1 + next(edits)}}}",
+                                     original, count=1),
                               encoding="utf-8")
 
         before = snapshot(out)

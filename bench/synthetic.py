@@ -7,6 +7,7 @@ the grid, the cost table, the catalogue and one page per card.
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -144,7 +145,8 @@ description: "{{ card.name }}, {{ card.memory | fig }}, {{ card.price | fig(peri
 def _content(root: Path) -> None:
     (root / "content").mkdir(exist_ok=True)
     (root / "content" / "pages.yaml").write_text(PAGES, encoding="utf-8")
-    for segment in ("zh-cn", "en"):
+    site = (root / "data" / "site.yaml").read_text(encoding="utf-8")
+    for segment in re.findall(r"\{segment: ([\w-]+),", site):  # every language the copied site.yaml lists
         folder = root / "content" / segment
         folder.mkdir(exist_ok=True)
         for name, text in (("vram", GUIDE), ("index", INDEX), ("gpus", CATALOGUE), ("gpu", CARD)):

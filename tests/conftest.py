@@ -1,4 +1,4 @@
-"""Shared fixtures: the repository's own site, loaded once."""
+"""Shared fixtures: the live sites, and the seed sites built from frozen data (tests/seed_sites.py)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from seed_sites import assemble_seed_site, seed_data_root
 from vramsite.calc import Guide
 from vramsite.load import load_site
+from vramsite.publish.site import SiteBuild
 
 ROOT = Path(__file__).resolve().parent.parent
 SEEDS = ROOT.parent / "shared" / "seeds"
@@ -16,19 +18,72 @@ SEEDS = ROOT.parent / "shared" / "seeds"
 
 @pytest.fixture(scope="session")
 def site_data():
+    """The live data/ of the main site (whatever the editors made of it)."""
     return load_site(ROOT)
 
 
 @pytest.fixture(scope="session")
 def guide(site_data):
+    """The calculation over the live data/: assert properties of it, never particular figures."""
     return Guide(site_data)
 
 
 @pytest.fixture
 def site_copy(tmp_path):
-    """A throw-away copy of the site's sources, for tests that edit data."""
+    """A throw-away copy of the live site's sources, for tests that edit data."""
     for name in ("data", "content", "templates", "locales"):
         source = ROOT / name
         if source.exists():
             shutil.copytree(source, tmp_path / name)
     return tmp_path
+
+
+# -- the seed sites: frozen data, so particular figures can be asserted -------------------
+
+
+@pytest.fixture(scope="session")
+def seed_000_guide():
+    """The calculation over the data that reproduces seed 000 (the full VRAM guide)."""
+    return Guide(load_site(seed_data_root("000")))
+
+
+@pytest.fixture(scope="session")
+def seed_003_guide():
+    """The calculation over the data that reproduces seed 003 (the quick site)."""
+    return Guide(load_site(seed_data_root("003")))
+
+
+@pytest.fixture(scope="session")
+def seed_000_root(tmp_path_factory) -> Path:
+    """The main site's sources with the frozen seed 000 data. Read it; copy it to edit it."""
+    return assemble_seed_site(tmp_path_factory.mktemp("seed-000"), "000")
+
+
+@pytest.fixture(scope="session")
+def seed_003_root(tmp_path_factory) -> Path:
+    """The quick site's sources with the frozen seed 003 data. Read it; copy it to edit it."""
+    return assemble_seed_site(tmp_path_factory.mktemp("seed-003"), "003")
+
+
+@pytest.fixture(scope="session")
+def seed_000_built(seed_000_root):
+    """(SiteBuild, every file it renders) of the seed 000 site, built once for the session."""
+    build = SiteBuild(seed_000_root)
+    return build, build.render()
+
+
+@pytest.fixture(scope="session")
+def seed_003_built(seed_003_root):
+    build = SiteBuild(seed_003_root)
+    return build, build.render()
+
+
+@pytest.fixture
+def seed_000_copy(tmp_path) -> Path:
+    """A throw-away seed 000 site (frozen data, live content), for tests that edit it."""
+    return assemble_seed_site(tmp_path / "seed-000", "000")
+
+
+@pytest.fixture
+def seed_003_copy(tmp_path) -> Path:
+    return assemble_seed_site(tmp_path / "seed-003", "003")

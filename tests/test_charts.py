@@ -10,7 +10,6 @@ import pytest
 
 from site_support import parse_html
 from vramsite.errors import UnknownId
-from vramsite.publish.site import SiteBuild
 from vramsite.render.charts import CHARTS, FONT, MIN_PX, PAPER, chart_title, contrast, render_chart
 from vramsite.render.scope import HTML, MD, Scope
 
@@ -22,11 +21,9 @@ CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
 @pytest.fixture(scope="module")
-def built():
-    from conftest import ROOT
-
-    build = SiteBuild(ROOT)
-    return build, build.render()
+def built(seed_000_built):
+    """The seed 000 site (frozen data): the charts' particular figures are the seed's."""
+    return seed_000_built
 
 
 def _locale(build, segment):

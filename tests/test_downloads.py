@@ -12,17 +12,14 @@ import pytest
 
 from site_support import XHTML, parse_html
 from vramsite.publish.downloads import LOOKUP_FIELDS, csv_fields, neutral_text, table_csv, table_json
-from vramsite.publish.site import SiteBuild
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
 @pytest.fixture(scope="module")
-def built():
-    from conftest import ROOT
-
-    build = SiteBuild(ROOT)
-    files = build.render()
+def built(seed_000_built):
+    """The seed 000 site (frozen data): the downloads' particular figures are the seed's."""
+    build, files = seed_000_built
     return build, files, {table.id: table for table in build.shown_tables()}
 
 

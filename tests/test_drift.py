@@ -1,4 +1,7 @@
-"""Edit the data, rebuild: every dependent figure follows, none is left behind."""
+"""Edit the data, rebuild: every dependent figure follows, none is left behind.
+
+The edits start from the frozen seed 000 data, whose figures the table below names.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from seed_sites import assemble_seed_site
 from vramsite.publish.site import SiteBuild
 
 
@@ -21,20 +25,13 @@ def pages_text(files: dict[str, bytes]) -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def before():
-    from conftest import ROOT
-
-    return pages_text(SiteBuild(ROOT).render())
+def before(seed_000_built):
+    return pages_text(seed_000_built[1])
 
 
 @pytest.fixture(scope="module")
 def after(tmp_path_factory):
-    from conftest import ROOT
-    import shutil
-
-    root = tmp_path_factory.mktemp("drift")
-    for name in ("data", "content", "templates", "locales"):
-        shutil.copytree(ROOT / name, root / name)
+    root = assemble_seed_site(tmp_path_factory.mktemp("drift") / "site", "000")
     replace_in(root, "prices.yaml", "{gpu: a40, usd: 240}", "{gpu: a40, usd: 260}")
     replace_in(root, "models.yaml", "    layers: 80\n", "    layers: 64\n")
     replace_in(root, "sizing.yaml", "  context_tokens: 8192\n", "  context_tokens: 16384\n")

@@ -1,5 +1,8 @@
 """The calculation reproduces every figure of the full VRAM guide (seed 000).
 
+It runs on the frozen copy of the data the page was made from
+(tests/fixtures/seed_000/data), so editors' changes to data/ never touch it.
+
 Where the seed breaks its own rules, the golden file lists the published
 value, the computed one and the reason; the test holds the calculation to the
 computed value and checks the difference is still real.
@@ -17,8 +20,8 @@ GOLDEN = load_golden("seed_000.yaml")
 
 
 @pytest.mark.parametrize("entry", GOLDEN["figures"], ids=figure_id)
-def test_published_figure(entry, guide):
-    check_published(entry, guide)
+def test_published_figure(entry, seed_000_guide):
+    check_published(entry, seed_000_guide)
 
 
 def _grid_entries():
@@ -41,12 +44,12 @@ def _cell_summary(lookup) -> dict:
 
 
 @pytest.mark.parametrize("model_id,method_id,spec", list(_grid_entries()))
-def test_lookup_grid_cell(model_id, method_id, spec, guide):
-    summary = _cell_summary(guide.cell(model_id, method_id))
+def test_lookup_grid_cell(model_id, method_id, spec, seed_000_guide):
+    summary = _cell_summary(seed_000_guide.cell(model_id, method_id))
     check_cell(summary, spec)
 
 
-def test_grid_covers_every_cell(guide):
+def test_grid_covers_every_cell(seed_000_guide):
     listed = {(m, k) for m, row in GOLDEN["grid"].items() for k in row}
-    built = {(model.id, method.id) for model, method, _ in guide.grid_cells()}
+    built = {(model.id, method.id) for model, method, _ in seed_000_guide.grid_cells()}
     assert listed == built

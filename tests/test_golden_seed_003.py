@@ -1,5 +1,9 @@
 """The quick site (sites/quick) reproduces every figure of the quick VRAM page (seed 003).
 
+It runs on the frozen copy of the data the page was made from
+(tests/fixtures/seed_003/data) with the quick site's live content, templates
+and translations.
+
 Figures and both lookup tables are checked against tests/golden/seed_003.yaml;
 where the seed breaks its own rules the golden file lists the published
 value, the computed one and the reason, and the test holds the calculation to
@@ -17,13 +21,9 @@ import pytest
 
 from golden_support import check_cell, check_published, figure_id, load_golden
 from site_support import markdown_table_rows, parse_html, table_rows
-from vramsite.calc import Guide
-from vramsite.load import load_site
-from vramsite.publish.site import SiteBuild
 from vramsite.render.numbers import DisplaySpec, quantize, rounded
 
 ROOT = Path(__file__).resolve().parent.parent
-QUICK = ROOT / "sites" / "quick"
 SEED = ROOT.parent / "shared" / "seeds" / "003_f5b987f3d2eb4ced.txt"
 GOLDEN = load_golden("seed_003.yaml")
 CAPTIONS = {
@@ -34,13 +34,13 @@ CAPTIONS = {
 
 
 @pytest.fixture(scope="module")
-def quick():
-    return Guide(load_site(QUICK))
+def quick(seed_003_guide):
+    return seed_003_guide
 
 
 @pytest.fixture(scope="module")
-def site():
-    return SiteBuild(QUICK).render()
+def site(seed_003_built):
+    return seed_003_built[1]
 
 
 # -- figures -------------------------------------------------------------------

@@ -1,4 +1,7 @@
-"""Bad data gets one clear line per problem: file, line, field, message."""
+"""Bad data gets one clear line per problem: file, line, field, message.
+
+Each case breaks a line of the frozen seed 000 data (a copy), not of the live data/.
+"""
 
 from __future__ import annotations
 
@@ -40,8 +43,8 @@ CASES = [
     ("wrong type", "models.yaml", "    layers: 80\n", "    layers: eighty\n", "models[70B].layers", "expected a whole number"),
     ("string for a number", "prices.yaml", "{gpu: a40, usd: 240}", "{gpu: a40, usd: '240'}",
      "prices[a40].usd", "expected a number"),
-    ("zero memory", "gpus.yaml", "    memory_gb: 192\n", "    memory_gb: 0\n", "gpus[mi300x].memory_gb", "greater than 0"),
-    ("negative price", "prices.yaml", "{gpu: l4, usd: 250}", "{gpu: l4, usd: -250}", "prices[l4].usd", "greater than 0"),
+    ("zero memory", "gpus.yaml", "    memory_gb: 192\n", "    memory_gb: 0\n", "gpus[mi300x].memory_gb", "at least 1 GB, got 0"),
+    ("negative price", "prices.yaml", "{gpu: l4, usd: 250}", "{gpu: l4, usd: -250}", "prices[l4].usd", "at least 1 USD per card-month, got -250"),
     ("absurd size", "models.yaml", "    params_billion: 405\n", "    params_billion: 405000000\n",
      "models[405B].params_billion", "at most"),
     ("duplicate id", "gpus.yaml", "  - id: rtx-a5000\n", "  - id: rtx-3090\n", "gpus[rtx-3090].id", "duplicate id"),
@@ -62,12 +65,12 @@ def line_of(root: Path, name: str, text: str) -> int:
 
 
 @pytest.mark.parametrize("case", CASES, ids=[case[0] for case in CASES])
-def test_problem_names_file_line_and_field(site_copy, case):
+def test_problem_names_file_line_and_field(seed_000_copy, case):
     _, name, old, new, field, words, *at = case
-    line = edit(site_copy, name, old, new)
+    line = edit(seed_000_copy, name, old, new)
     if at:  # where the edit spans lines, or removes a field (reported at its entry)
-        line = line_of(site_copy, name, at[0])
-    found = problems_of(site_copy)
+        line = line_of(seed_000_copy, name, at[0])
+    found = problems_of(seed_000_copy)
     matching = [p for p in found if p.file == f"data/{name}" and p.field == field]
     assert matching, f"no problem for {field}; got {[str(p) for p in found]}"
     problem = matching[0]
@@ -76,30 +79,30 @@ def test_problem_names_file_line_and_field(site_copy, case):
     assert str(problem).startswith(f"data/{name}:{line}: {field}: ")
 
 
-def test_card_without_price(site_copy):
-    edit(site_copy, "prices.yaml", "  - {gpu: l4, usd: 250}\n", "")
-    found = problems_of(site_copy)
+def test_card_without_price(seed_000_copy):
+    edit(seed_000_copy, "prices.yaml", "  - {gpu: l4, usd: 250}\n", "")
+    found = problems_of(seed_000_copy)
     assert any(p.file == "data/prices.yaml" and p.field == "prices[l4]" and "has no price" in p.message
                and "gpus.yaml line" in p.message for p in found)
 
 
-def test_every_problem_of_a_run_is_reported_at_once(site_copy):
-    edit(site_copy, "gpus.yaml", "    memory_gb: 192\n", "    memory_gb: -1\n")
-    edit(site_copy, "prices.yaml", "{gpu: l4, usd: 250}", "{gpu: l4, usd: 0}")
-    edit(site_copy, "models.yaml", "    layers: 80\n", "    layers: 80\n    colour: red\n")
-    fields = {p.field for p in problems_of(site_copy)}
+def test_every_problem_of_a_run_is_reported_at_once(seed_000_copy):
+    edit(seed_000_copy, "gpus.yaml", "    memory_gb: 192\n", "    memory_gb: -1\n")
+    edit(seed_000_copy, "prices.yaml", "{gpu: l4, usd: 250}", "{gpu: l4, usd: 0}")
+    edit(seed_000_copy, "models.yaml", "    layers: 80\n", "    layers: 80\n    colour: red\n")
+    fields = {p.field for p in problems_of(seed_000_copy)}
     assert {"gpus[mi300x].memory_gb", "prices[l4].usd", "models[70B].colour"} <= fields
 
 
-def test_missing_kv_shape_is_reported_where_the_formula_needs_it(site_copy):
-    edit(site_copy, "models.yaml", "    layers: 126\n", "")
-    found = problems_of(site_copy)
+def test_missing_kv_shape_is_reported_where_the_formula_needs_it(seed_000_copy):
+    edit(seed_000_copy, "models.yaml", "    layers: 126\n", "")
+    found = problems_of(seed_000_copy)
     assert any(p.field == "models[405B].layers" and "KV cache" in p.message for p in found)
 
 
-def test_build_exits_non_zero_with_the_messages(site_copy):
-    edit(site_copy, "gpus.yaml", "    memory_gb: 192\n", "    memory_gb: 0\n")
-    run = subprocess.run([sys.executable, str(ROOT / "build.py"), "--site", str(site_copy)],
+def test_build_exits_non_zero_with_the_messages(seed_000_copy):
+    edit(seed_000_copy, "gpus.yaml", "    memory_gb: 192\n", "    memory_gb: 0\n")
+    run = subprocess.run([sys.executable, str(ROOT / "build.py"), "--site", str(seed_000_copy)],
                          capture_output=True, text=True)
     assert run.returncode == 1
-    assert "data/gpus.yaml:" in run.stderr and "gpus[mi300x].memory_gb: must be greater than 0" in run.stderr
+    assert "data/gpus.yaml:" in run.stderr and "gpus[mi300x].memory_gb: must be at least 1 GB" in run.stderr

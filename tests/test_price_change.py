@@ -1,4 +1,4 @@
-"""A price edited in prices.yaml reaches exactly the figures that depend on it."""
+"""A price edited in prices.yaml reaches exactly the figures that depend on it (on the seed 000 data)."""
 
 from __future__ import annotations
 
@@ -21,10 +21,11 @@ def _costs(guide: Guide) -> dict:
     }
 
 
-def test_a40_price_change_reaches_its_cells_and_its_cost_row_only(site_copy, guide):
-    path = site_copy / "data" / "prices.yaml"
+def test_a40_price_change_reaches_its_cells_and_its_cost_row_only(seed_000_copy, seed_000_guide):
+    guide = seed_000_guide
+    path = seed_000_copy / "data" / "prices.yaml"
     path.write_text(path.read_text().replace("{gpu: a40, usd: 240}", "{gpu: a40, usd: 260}"))
-    changed = Guide(load_site(site_copy))
+    changed = Guide(load_site(seed_000_copy))
 
     before, after = _cells(guide), _cells(changed)
     a40_cells = {key for key, cell in before.items() if cell and cell[1] == "a40"}
@@ -39,10 +40,11 @@ def test_a40_price_change_reaches_its_cells_and_its_cost_row_only(site_copy, gui
     assert all(b != a for b, a in zip(cost_before["a40"], cost_after["a40"]))
 
 
-def test_a_price_cut_moves_a_cell_to_another_card(site_copy, guide):
-    path = site_copy / "data" / "prices.yaml"
+def test_a_price_cut_moves_a_cell_to_another_card(seed_000_copy, seed_000_guide):
+    guide = seed_000_guide
+    path = seed_000_copy / "data" / "prices.yaml"
     path.write_text(path.read_text().replace("{gpu: rtx-4090, usd: 390}", "{gpu: rtx-4090, usd: 200}"))
-    changed = Guide(load_site(site_copy))
+    changed = Guide(load_site(seed_000_copy))
     # 7B FP8 went to the L4 at $250; a $200 RTX 4090 (FP8, 24 GB) now wins it.
     assert guide.cell("7B", "infer-fp8").choice.gpu.id == "l4"
     assert changed.cell("7B", "infer-fp8").choice.gpu.id == "rtx-4090"

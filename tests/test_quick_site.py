@@ -62,7 +62,9 @@ def test_both_languages_show_the_same_figures_in_both_tables(trees):
         assert numbers["zh-cn"] == numbers["en"]
 
 
-def test_unpriced_cards_say_so_and_are_never_priced(site, data):
+def test_unpriced_cards_say_so_and_are_never_priced(seed_003_built):
+    build, site = seed_003_built
+    data = build.data
     unpriced = [gpu for gpu in data.gpus if data.pricing.usd[gpu.id] is None]
     assert [gpu.id for gpu in unpriced] == ["rtx-6000-ada", "rtx-a6000", "a100"]
     catalogue = site["en/gpus.html.md"].decode()
@@ -80,12 +82,9 @@ def test_the_lookup_tables_carry_their_own_stylesheet(trees):
         assert links == ["../assets/style.css", "../assets/quick.css"]
 
 
-def test_a_price_withdrawn_moves_every_cell_of_its_class(tmp_path):
-    """usd: null keeps a card named in its class but hands the price to the next card of that size."""
-    import shutil
-
-    root = tmp_path / "quick"
-    shutil.copytree(QUICK, root, ignore=shutil.ignore_patterns("site"))
+def test_a_price_withdrawn_moves_every_cell_of_its_class(seed_003_copy):
+    """usd: null keeps a card named in its class but hands the price to the next card of that size (seed 003 data)."""
+    root = seed_003_copy
     prices = root / "data" / "prices.yaml"
     text = prices.read_text(encoding="utf-8")
     assert text.count("{gpu: rtx-3090, usd: 0.19}") == 1

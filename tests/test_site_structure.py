@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 import posixpath
 import re
-import shutil
 import xml.etree.ElementTree as ET
 
 import pytest
 
+from seed_sites import assemble_seed_site
 from site_support import XHTML, parse_html
 from vramsite.publish.site import SiteBuild
 
@@ -198,10 +198,8 @@ def test_faq_jsonld_matches_the_rendered_faq(trees):
 
 
 def test_a_new_card_gets_pages_and_rows_everywhere(tmp_path):
-    from conftest import ROOT
-
-    for name in ("data", "content", "templates", "locales"):
-        shutil.copytree(ROOT / name, tmp_path / name)
+    """On the seed 000 data, where the cell the new card wins is known."""
+    assemble_seed_site(tmp_path, "000")
     gpus = tmp_path / "data" / "gpus.yaml"
     gpus.write_text(gpus.read_text() + """
   - id: rtx-pro-6000

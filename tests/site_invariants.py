@@ -1,0 +1,261 @@
+"""What holds for any site built from valid data, whatever the figures are.
+
+Each check takes a ``Published`` site (its calculation and every file it
+writes) and fails with the pages or cells that break it. tests/test_live_invariants.py
+runs them on the live sites; tests/test_editing_recipes.py on a site after each
+documented edit. None of them knows a particular id, price or figure.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+
+import yaml
+
+from site_support import XHTML, markdown_table_rows, parse_html, table_rows, text_of
+from vramsite.calc import Guide
+from vramsite.calc.cost import card_memory, order_price
+from vramsite.calc.lookup import allowed_counts, meets_rules
+from vramsite.load import load_site
+from vramsite.publish.site import SiteBuild
+
+NUMBER = re.compile(r"\d+(?:[,.]\d+)*")
+SITEMAP = {"s": "http://www.sitemaps.org/schemas/sitemap/0.9"}
+
+
+@dataclass
+class Published:
+    """A site's sources folder, its calculation and the files its build wrote."""
+
+    root: Path
+    guide: Guide
+    files: dict[str, bytes]
+
+    @classmethod
+    def rendered(cls, root: Path) -> "Published":
+        """Built in this process, in memory."""
+        build = SiteBuild(root)
+        return cls(root, build.guide, build.render())
+
+    @classmethod
+    def written(cls, root: Path, out: Path) -> "Published":
+        """As ``build.py build --site root --out out`` wrote it."""
+        files = {path.relative_to(out).as_posix(): path.read_bytes() for path in sorted(out.rglob("*"))
+                 if path.is_file() and not path.name.startswith(".")}
+        return cls(root, Guide(load_site(root)), files)
+
+    @property
+    def segments(self) -> list[str]:
+        return [locale.segment for locale in self.guide.data.site.locales]
+
+    @cached_property
+    def trees(self) -> dict:
+        return {path: parse_html(content) for path, content in self.files.items() if path.endswith(".html")}
+
+    def language_pages(self, segment: str) -> set[str]:
+        """Page paths under one language folder, without the folder."""
+        return {path[len(segment) + 1:] for path in self.files
+                if path.startswith(segment + "/") and path.endswith(".html")}
+
+
+def _declared_pages(site: Published) -> list[dict]:
+    return yaml.safe_load((site.root / "content" / "pages.yaml").read_text(encoding="utf-8"))["pages"]
+
+
+def _card_page_patterns(site: Published) -> list[str]:
+    return [entry["id"] for entry in _declared_pages(site) if entry.get("each") == "card"]
+
+
+# -- pages ---------------------------------------------------------------------------------
+
+
+def every_card_has_a_page_in_every_language(site: Published) -> None:
+    patterns = _card_page_patterns(site)
+    assert patterns, "content/pages.yaml makes no page per card"
+    missing = [f"{segment}/{pattern.replace('{card}', gpu.id)}{suffix}"
+               for pattern in patterns for gpu in site.guide.data.gpus for segment in site.segments
+               for suffix in (".html", ".html.md")
+               if f"{segment}/{pattern.replace('{card}', gpu.id)}{suffix}" not in site.files]
+    assert not missing, missing
+
+
+def no_page_for_a_card_the_data_lacks(site: Published) -> None:
+    ids = {gpu.id for gpu in site.guide.data.gpus}
+    fixed = {entry["id"] + ".html" for entry in _declared_pages(site) if entry.get("each") != "card"}
+    for pattern in _card_page_patterns(site):
+        prefix, _, suffix = pattern.partition("{card}")
+        for segment in site.segments:
+            made = {page[len(prefix):-len(suffix + ".html")] for page in site.language_pages(segment)
+                    if page.startswith(prefix) and page.endswith(suffix + ".html") and page not in fixed}
+            made = {card for card in made if "/" not in card}
+            assert made <= ids, (segment, sorted(made - ids))
+
+
+def every_language_publishes_the_same_pages(site: Published) -> None:
+    first, *others = site.segments
+    for segment in others:
+        assert site.language_pages(segment) == site.language_pages(first), (first, segment)
+
+
+def every_page_has_its_twin(site: Published) -> None:
+    missing = [path for path in site.files if path.endswith(".html") and path + ".md" not in site.files]
+    assert not missing, missing
+
+
+def sitemap_lists_every_page(site: Published) -> None:
+    base_url = site.guide.data.site.base_url
+    root = ET.fromstring(site.files["sitemap.xml"])
+    listed = {loc.text[len(base_url) + 1:] for loc in root.iterfind("s:url/s:loc", SITEMAP)}
+    pages = {f"{segment}/{page}" for segment in site.segments for page in site.language_pages(segment)}
+    assert pages - listed == set(), sorted(pages - listed)
+    assert {path for path in listed if path} <= set(site.files), sorted({p for p in listed if p} - set(site.files))
+
+
+# -- the lookup -----------------------------------------------------------------------------
+
+
+def _rank(site: Published, gpu, count: int, price) -> tuple:
+    """The order sizing.yaml's selection rule puts configurations in (lower is better)."""
+    if site.guide.data.lookup.selection == "smallest_fit":
+        return (count, gpu.memory_gb, price)
+    return (count > 1, price)
+
+
+def _fitting_options(site: Published, need, method) -> list[tuple]:
+    market = site.guide.market
+    options = []
+    for gpu in market.gpus:
+        for count in allowed_counts(gpu, market.rules):
+            price = order_price(gpu, count, market.pricing, market.discounts)
+            if price is None or not meets_rules(gpu, count, method, market.rules):
+                continue
+            if need.value <= count * card_memory(gpu).value:
+                options.append((gpu, count, price.value))
+    return options
+
+
+def every_lookup_choice_fits_and_ranks_first(site: Published) -> None:
+    """Each cell's card holds the need, and no other configuration the rules allow ranks before it."""
+    cells = site.guide.grid_cells()
+    assert cells
+    for model, method, found in cells:
+        options = _fitting_options(site, found.need, method)
+        where = (model.id, method.id)
+        if found.choice is None:
+            assert not options, (where, "nothing chosen, yet a configuration holds the need")
+            continue
+        choice = found.choice
+        assert found.need.value <= choice.memory.value, (where, "the chosen configuration does not hold the need")
+        assert meets_rules(choice.gpu, choice.count, method, site.guide.market.rules), where
+        best = min(_rank(site, gpu, count, price) for gpu, count, price in options)
+        assert _rank(site, choice.gpu, choice.count, choice.price.value) == best, (where, choice.gpu.id)
+
+
+# -- tables ---------------------------------------------------------------------------------
+
+
+def _figures(tree) -> dict[str, str]:
+    """Table id -> caption text, for every table figure on a page."""
+    return {figure.get("id")[len("table-"):]: text_of(figure.find(f"{XHTML}figcaption"))
+            for figure in tree.iter(f"{XHTML}figure") if (figure.get("id") or "").startswith("table-")}
+
+
+def _numbers(rows: dict[str, list[str]]) -> list[list[str]]:
+    return [NUMBER.findall(" ".join([header, *cells])) for header, cells in rows.items()]
+
+
+def _unlinked(markdown: str) -> str:
+    return re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", markdown)
+
+
+def html_and_twin_show_the_same_figures(site: Published) -> None:
+    """Every table of every page: the same rows with the same numbers in the HTML and its Markdown twin."""
+    checked = 0
+    for path, tree in site.trees.items():
+        twin = _unlinked(site.files[path + ".md"].decode("utf-8"))
+        for table_id, caption in _figures(tree).items():
+            html = table_rows(tree, table_id)
+            markdown = markdown_table_rows(twin, caption)
+            assert _numbers(html) == _numbers(markdown), (path, table_id)
+            checked += 1
+    assert checked
+
+
+def every_language_shows_the_same_figures(site: Published) -> None:
+    """Each table, row by row, holds the same numbers in every language (in each language's word order)."""
+    first, *others = site.segments
+    for page in site.language_pages(first):
+        tree = site.trees[f"{first}/{page}"]
+        for table_id in _figures(tree):
+            expected = [sorted(row) for row in _numbers(table_rows(tree, table_id))]
+            for segment in others:
+                shown = [sorted(row) for row in _numbers(table_rows(site.trees[f"{segment}/{page}"], table_id))]
+                assert shown == expected, (page, table_id, segment)
+
+
+def _shown_tables(site: Published) -> dict[str, int]:
+    """Table id -> the number of rows every page showing it gives it (they must agree)."""
+    counts: dict[str, int] = {}
+    for path, tree in site.trees.items():
+        for table_id in _figures(tree):
+            rows = sum(1 for figure in tree.iter(f"{XHTML}figure") if figure.get("id") == f"table-{table_id}"
+                       for row in figure.iter(f"{XHTML}tr") if row.find(f"{XHTML}td") is not None)
+            assert counts.setdefault(table_id, rows) == rows, (path, table_id)
+    return counts
+
+
+def every_table_has_a_row_per_entry_of_the_data(site: Published) -> None:
+    """Model tables a row per model, card tables a row per card; each download the rows the page shows."""
+    data = site.guide.data
+    models, gpus = [model.id for model in data.models], {gpu.id for gpu in data.gpus}
+    per_model = ("inference", "finetune", "lookup", "context", "fits-", "context-", "ceilings-")
+    for table_id, count in _shown_tables(site).items():
+        record = json.loads(site.files[f"data/{table_id}.json"])
+        keys = [row["key"] for row in record["rows"]]
+        assert len(keys) == count, (table_id, "the download and the page differ in rows")
+        if table_id in per_model[:4] or table_id.startswith(per_model[4:]):
+            assert keys == models, table_id
+        elif table_id == "catalogue":
+            assert sorted(keys) == sorted(gpus), table_id
+        elif table_id == "cost":
+            priced = {gpu.id for gpu in data.gpus if data.pricing.usd.get(gpu.id) is not None}
+            assert priced <= set(keys) <= gpus, table_id
+        elif table_id.startswith("wins-"):
+            won = site.guide.cells_won_by(table_id[len("wins-"):])
+            assert keys == [f"{model.id}-{method.id}" for model, method, _ in won], table_id
+
+
+def every_table_shown_has_its_downloads(site: Published) -> None:
+    missing = [f"data/{table_id}.{ext}" for table_id in _shown_tables(site) for ext in ("json", "csv")
+               if f"data/{table_id}.{ext}" not in site.files]
+    assert not missing, missing
+
+
+CHECKS = [
+    every_card_has_a_page_in_every_language,
+    no_page_for_a_card_the_data_lacks,
+    every_language_publishes_the_same_pages,
+    every_page_has_its_twin,
+    sitemap_lists_every_page,
+    every_lookup_choice_fits_and_ranks_first,
+    html_and_twin_show_the_same_figures,
+    every_language_shows_the_same_figures,
+    every_table_has_a_row_per_entry_of_the_data,
+    every_table_shown_has_its_downloads,
+]
+
+
+def check_all(site: Published) -> None:
+    """Every invariant; the failures of all of them at once."""
+    failures = []
+    for check in CHECKS:
+        try:
+            check(site)
+        except AssertionError as error:
+            failures.append(f"{check.__name__}: {error}")
+    assert not failures, "\n".join(failures)

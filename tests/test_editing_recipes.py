@@ -1,0 +1,377 @@
+"""Every edit docs/editing.md describes, made by hand on a copy of a site, checks, builds and stays true.
+
+Each recipe edits the text of a copy of data/, content/ and locales/ the way an
+editor following the guide would, then runs ``build.py check`` and
+``build.py build`` through the command line and every invariant of
+tests/site_invariants.py on what was written. The cards and models a recipe
+edits are chosen by what they are (the one that wins most cells, one no page
+names), never by a literal id, so the recipes hold whatever the data says.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+import yaml
+
+from cli_support import ROOT, copy_sources, run_cli
+from site_invariants import Published, check_all
+from vramsite.calc import Guide
+from vramsite.load import load_site
+
+SITES = {"main": ROOT, "quick": ROOT / "sites" / "quick"}
+NEW_DATE = "2026-12-01"
+
+
+# -- editing text as an editor does ----------------------------------------------------------
+
+
+def replace_once(path: Path, old: str, new: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert text.count(old) == 1, f"{old!r} must occur once in {path.name}"
+    path.write_text(text.replace(old, new), encoding="utf-8")
+
+
+def append(path: Path, text: str) -> int:
+    """Add ``text`` at the end of the file; return the line it starts on."""
+    before = path.read_text(encoding="utf-8")
+    if not before.endswith("\n"):
+        before += "\n"
+    path.write_text(before + text, encoding="utf-8")
+    return before.count("\n") + 1
+
+
+def price_line(root: Path, card: str) -> str:
+    text = (root / "data" / "prices.yaml").read_text(encoding="utf-8")
+    found = re.search(rf"^  - \{{gpu: {re.escape(card)}, usd: [^}}]*\}}\n", text, re.M)
+    assert found, f"no price line for {card}"
+    return found[0]
+
+
+def card_block(root: Path, card: str) -> str:
+    """The card's entry in gpus.yaml, from its '- id:' line to the next entry (or the end)."""
+    text = (root / "data" / "gpus.yaml").read_text(encoding="utf-8")
+    found = re.search(rf"^  - id: {re.escape(card)}\n.*?(?=^  - id: |\Z)", text, re.M | re.S)
+    assert found, f"no entry for {card}"
+    return found[0]
+
+
+def model_block(root: Path, model: str) -> str:
+    text = (root / "data" / "models.yaml").read_text(encoding="utf-8")
+    found = re.search(rf"^  - (id: {re.escape(model)}\n.*?(?=^  - |\Z)|\{{id: {re.escape(model)},[^\n]*\n)",
+                      text, re.M | re.S)
+    assert found, f"no entry for {model}"
+    return found[0]
+
+
+def unused_id(taken: set[str], wanted: str) -> str:
+    candidate, n = wanted, 2
+    while candidate in taken:
+        candidate, n = f"{wanted}-{n}", n + 1
+    return candidate
+
+
+def named_in_params(root: Path, word: str) -> bool:
+    """Whether a page's params in content/pages.yaml name the id."""
+    pages = yaml.safe_load((root / "content" / "pages.yaml").read_text(encoding="utf-8"))["pages"]
+    return f'"{word}"' in json.dumps([entry.get("params", {}) for entry in pages])
+
+
+def named_in_content(root: Path, word: str) -> bool:
+    """Whether any content file names the id as a quoted argument, or a page's params name it."""
+    pattern = re.compile(rf"""["']{re.escape(word)}["']""")
+    if any(pattern.search(path.read_text(encoding="utf-8")) for path in (root / "content").rglob("*.md")):
+        return True
+    return named_in_params(root, word)
+
+
+# -- the recipes -----------------------------------------------------------------------------
+
+
+def _most_winning_card(guide: Guide) -> str:
+    return max(guide.data.gpus, key=lambda gpu: len(guide.cells_won_by(gpu.id))).id
+
+
+def change_a_price(root: Path, guide: Guide) -> dict:
+    """'Change a price': the card that wins most cells costs a quarter more; updated is today."""
+    card = _most_winning_card(guide)
+    old = guide.data.pricing.usd[card]
+    new = (old * Decimal("1.25")).quantize(old)
+    prices = root / "data" / "prices.yaml"
+    line = price_line(root, card)
+    replace_once(prices, line, re.sub(r"usd: [^}]*", f"usd: {new}", line))
+    updated = re.search(r"^updated: (.*)$", prices.read_text(encoding="utf-8"), re.M)
+    stamp = NEW_DATE if re.fullmatch(r"\d{4}-\d{2}-\d{2}", updated[1]) else f'"{NEW_DATE} 09:00 UTC"'
+    replace_once(prices, updated[0], f"updated: {stamp}")
+    return {"card": card, "price": new}
+
+
+def _check_price(site: Published, edit: dict) -> None:
+    assert site.guide.data.pricing.usd[edit["card"]] == edit["price"]
+    rows = {row["key"]: row["cells"] for row in json.loads(site.files["data/catalogue.json"])["rows"]}
+    assert Decimal(rows[edit["card"]]["price"]["value"]) == edit["price"]
+
+
+def add_a_card(root: Path, guide: Guide) -> dict:
+    """'Add a card': the guide's example entry, then its price."""
+    card = unused_id({gpu.id for gpu in guide.data.gpus}, "rtx-pro-6000")
+    regions = guide.data.site.regions
+    region = f"    regions:\n      - {{id: {regions[0].id}, stock: 8}}\n" if regions else ""
+    append(root / "data" / "gpus.yaml", f"""
+  - id: {card}
+    name: RTX PRO 6000 ({card})
+    vendor: nvidia
+    memory_gb: 96
+    memory_type: GDDR7
+    ecc: true
+    bandwidth_gbps: 1792
+    architecture: Blackwell
+    launched: 2025
+    features: [fp8]
+    stack: cuda
+    interconnect: {{kind: pcie-gen5, gbps: 64}}
+{region}""")
+    usd = "900" if guide.data.pricing.period == "month" else "1.50"
+    append(root / "data" / "prices.yaml", f"  - {{gpu: {card}, usd: {usd}}}\n")
+    return {"card": card}
+
+
+def _check_added_card(site: Published, edit: dict) -> None:
+    assert edit["card"] in {gpu.id for gpu in site.guide.data.gpus}
+    rows = [row["key"] for row in json.loads(site.files["data/catalogue.json"])["rows"]]
+    assert edit["card"] in rows
+
+
+def remove_card(root: Path, card: str) -> None:
+    """'Remove a card': its entry in gpus.yaml and its line in prices.yaml."""
+    replace_once(root / "data" / "gpus.yaml", card_block(root, card), "")
+    replace_once(root / "data" / "prices.yaml", price_line(root, card), "")
+
+
+def remove_a_card_no_page_names(root: Path, guide: Guide) -> dict:
+    cards = [gpu.id for gpu in guide.data.gpus if not named_in_content(root, gpu.id)]
+    if not cards:
+        pytest.skip("every card is named by some page")
+    remove_card(root, cards[-1])
+    return {"card": cards[-1]}
+
+
+def remove_the_cheapest_card_per_gb(root: Path, guide: Guide) -> dict:
+    """The card the prose calls the cheapest per GB: the prose must follow, not break."""
+    if not guide.gpus_by_usd_per_gb():
+        pytest.skip("this site prices no card per GB")
+    card = guide.cheapest_per_gb().id
+    remove_card(root, card)
+    return {"card": card}
+
+
+def remove_the_largest_card(root: Path, guide: Guide) -> dict:
+    card = guide.largest_card().id
+    remove_card(root, card)
+    return {"card": card}
+
+
+def _check_removed_card(site: Published, edit: dict) -> None:
+    assert edit["card"] not in {gpu.id for gpu in site.guide.data.gpus}
+    leftover = [path for path in site.files if f"/{edit['card']}." in path or f"-{edit['card']}." in path]
+    assert not leftover, leftover
+
+
+def add_a_model_size(root: Path, guide: Guide) -> dict:
+    """'Add a model size': the guide's example, in the shape the site's models.yaml uses."""
+    model = unused_id({model.id for model in guide.data.models}, "123B")
+    if guide.data.inference.kv_cache:
+        entry = f"""
+  - id: {model}
+    name: {model}
+    params_billion: 123
+    layers: 88
+    attention: gqa
+    attention_heads: 96
+    kv_heads: 8
+    head_dim: 128
+    hidden_size: 12288
+    examples: [Mistral Large 2]
+"""
+    else:  # no KV cache is counted from the shape: the size alone
+        entry = f"  - {{id: {model}, name: {model}, params_billion: 123, examples: [Mistral Large 2]}}\n"
+    append(root / "data" / "models.yaml", entry)
+    return {"model": model}
+
+
+def _check_added_model(site: Published, edit: dict) -> None:
+    assert edit["model"] in [model.id for model in site.guide.data.models]
+    assert any(model.id == edit["model"] for model, _, _ in site.guide.grid_cells())
+
+
+def remove_a_model_size(root: Path, guide: Guide) -> dict:
+    models = [model.id for model in guide.data.models if not named_in_content(root, model.id)]
+    if not models:
+        pytest.skip("every model is named by some page")
+    replace_once(root / "data" / "models.yaml", model_block(root, models[0]), "")
+    return {"model": models[0]}
+
+
+def _check_removed_model(site: Published, edit: dict) -> None:
+    assert edit["model"] not in [model.id for model in site.guide.data.models]
+
+
+def change_a_discount(root: Path, guide: Guide) -> dict:
+    """'Change a discount': the largest order's discount, two points more."""
+    if not guide.data.discounts:
+        pytest.skip("this site offers no volume discount")
+    discount = max(guide.data.discounts, key=lambda entry: entry.cards)
+    new = discount.percent + 2
+    replace_once(root / "data" / "discounts.yaml", f"{{cards: {discount.cards}, percent: {discount.percent}}}",
+                 f"{{cards: {discount.cards}, percent: {new}}}")
+    return {"cards": discount.cards, "percent": new}
+
+
+def _check_discount(site: Published, edit: dict) -> None:
+    percent = {entry.cards: entry.percent for entry in site.guide.data.discounts}
+    assert percent[edit["cards"]] == edit["percent"]
+    card = next(gpu for gpu in site.guide.data.gpus if site.guide.data.pricing.usd.get(gpu.id) is not None)
+    rows = {row["key"]: row["cells"] for row in json.loads(site.files[f"data/prices-{card.id}.json"])["rows"]}
+    order = next(cell for cell in rows[str(edit["cards"])].values() if cell.get("unit", "").startswith("USD"))
+    usd = site.guide.data.pricing.usd[card.id]
+    assert Decimal(order["value"]) == edit["cards"] * usd * (1 - Decimal(edit["percent"]) / 100)
+
+
+def change_the_table_context(root: Path, guide: Guide) -> dict:
+    """'Change the table context': the default context of every table, doubled."""
+    if not guide.data.inference.kv_cache:
+        pytest.skip("this site counts no KV cache, so the context changes no figure")
+    old = guide.data.inference.context_tokens
+    replace_once(root / "data" / "sizing.yaml", f"  context_tokens: {old}\n", f"  context_tokens: {old * 2}\n")
+    return {"context": old * 2}
+
+
+def _check_context(site: Published, edit: dict) -> None:
+    assert site.guide.data.inference.context_tokens == edit["context"]
+    assert any(f"{edit['context']:,}" in content.decode("utf-8") for path, content in site.files.items()
+               if path.endswith(".html.md")), "the new context is printed nowhere"
+
+
+def _new_language(root: Path, guide: Guide) -> str:
+    """Japanese, as the guide says; Korean (also one plural form) where the site already has Japanese."""
+    taken = {locale.segment for locale in guide.data.site.locales}
+    for code in ("ja", "ko"):
+        if code not in taken and not (root / "content" / code).exists() and not (root / "locales" / code).exists():
+            return code
+    pytest.skip("the site already has every language this recipe would add")
+
+
+def add_a_language(root: Path, guide: Guide) -> dict:
+    """'Add a language': from the English catalog and content (left in English: any text builds)."""
+    code = _new_language(root, guide)
+    english = next(locale for locale in guide.data.site.locales if locale.segment == "en")
+    site = root / "data" / "site.yaml"
+    entry = f"{{segment: {english.segment}, tag: {english.tag}, gettext: {english.gettext}}}"
+    replace_once(site, f"  - {entry}\n", f"  - {entry}\n  - {{segment: {code}, tag: {code}, gettext: {code}}}\n")
+    text = site.read_text(encoding="utf-8")
+    site.write_text(re.sub(r"\ben: ([^,}]+)(?=[,}])", rf"en: \1, {code}: \1", text), encoding="utf-8")  # cities, payments
+    catalog = root / "locales" / code / "LC_MESSAGES" / "messages.po"
+    catalog.parent.mkdir(parents=True)
+    catalog.write_text(one_form_catalog(root, english.gettext, code), encoding="utf-8")
+    shutil.copytree(root / "content" / english.segment, root / "content" / code)
+    return {"segment": code}
+
+
+def one_form_catalog(root: Path, gettext: str, code: str) -> str:
+    """The English catalog with the new language's header and its one plural form. A second site's
+    own catalog lies over the engine's, which lacks the new language: it carries the engine's strings too."""
+    relative = Path("locales") / gettext / "LC_MESSAGES" / "messages.po"
+    entries: dict[str, str] = {}
+    header = None
+    for path in (ROOT / relative, root / relative):
+        blocks = path.read_text(encoding="utf-8").split("\n\n")
+        header = blocks[0]
+        for block in blocks[1:]:
+            found = re.search(r'^msgid "(.*)"$', block, re.M)
+            if found:
+                entries[found[1]] = block.strip("\n")
+    header = header.replace('"Language: en\\n"', f'"Language: {code}\\n"')
+    header = re.sub(r'"Plural-Forms: [^"]*"', '"Plural-Forms: nplurals=1; plural=0;\\\\n"', header)
+    blocks = [re.sub(r'^msgstr\[1\] .*\n?', "", block, flags=re.M).rstrip("\n") for block in entries.values()]
+    return "\n\n".join([header, *blocks]) + "\n"
+
+
+def _check_language(site: Published, edit: dict) -> None:
+    assert edit["segment"] in site.segments
+    assert site.language_pages(edit["segment"]) == site.language_pages(site.segments[0])
+    assert f'lang="{edit["segment"]}"' in site.files[f"{edit['segment']}/index.html"].decode("utf-8")
+
+
+RECIPES = {
+    "change a price": (change_a_price, _check_price),
+    "add a card": (add_a_card, _check_added_card),
+    "remove a card no page names": (remove_a_card_no_page_names, _check_removed_card),
+    "remove the cheapest card per GB": (remove_the_cheapest_card_per_gb, _check_removed_card),
+    "remove the largest card": (remove_the_largest_card, _check_removed_card),
+    "add a model size": (add_a_model_size, _check_added_model),
+    "remove a model size": (remove_a_model_size, _check_removed_model),
+    "change a discount": (change_a_discount, _check_discount),
+    "change the table context": (change_the_table_context, _check_context),
+    "add a language": (add_a_language, _check_language),
+}
+
+
+@pytest.mark.parametrize("site_name", sorted(SITES))
+@pytest.mark.parametrize("recipe", list(RECIPES))
+def test_recipe_checks_builds_and_stays_true(recipe, site_name, tmp_path):
+    root = copy_sources(tmp_path / "src", SITES[site_name])
+    apply, took_effect = RECIPES[recipe]
+    edit = apply(root, Guide(load_site(root)))
+
+    check = run_cli("check", "--site", str(root), "--jobs", "1")
+    assert check.returncode == 0, check.stderr
+    out = tmp_path / "out"
+    build = run_cli("build", "--site", str(root), "--out", str(out), "--jobs", "1")
+    assert build.returncode == 0, build.stderr
+
+    published = Published.written(root, out)
+    took_effect(published, edit)
+    check_all(published)
+
+
+@pytest.mark.parametrize("site_name", sorted(SITES))
+def test_removing_a_card_the_prose_names_is_an_error_at_that_line(site_name, tmp_path):
+    root = copy_sources(tmp_path / "src", SITES[site_name])
+    guide = Guide(load_site(root))
+    card = next(gpu.id for gpu in guide.data.gpus if not named_in_params(root, gpu.id))
+    segment = guide.data.site.locales[0].segment
+    page = root / "content" / segment / "index.md"
+    line = append(page, f'\n{{{{ gpu("{card}").name }}}}\n') + 1
+    remove_card(root, card)
+
+    check = run_cli("check", "--site", str(root), "--jobs", "1")
+
+    assert check.returncode == 1 and "Traceback" not in check.stderr
+    problems = check.stderr.splitlines()[:-1]
+    expected = f"content/{segment}/index.md:{line}: expression names unknown GPU '{card}'"
+    assert any(problem.startswith(expected) for problem in problems), check.stderr
+
+
+GUIDE_SECTIONS = {
+    "Change a price": ["change a price"],
+    "Add a card": ["add a card"],
+    "Add a model size": ["add a model size"],
+    "Remove a card": ["remove a card no page names", "remove the cheapest card per GB", "remove the largest card"],
+    "Remove a model size": ["remove a model size"],
+    "Change a discount": ["change a discount"],
+    "Change the table context": ["change the table context"],
+    "Add a language": ["add a language"],
+}
+"""Each recipe section of docs/editing.md and the tests above that follow it."""
+
+
+def test_every_recipe_in_the_editing_guide_is_tested():
+    guide = (ROOT / "docs" / "editing.md").read_text(encoding="utf-8")
+    sections = re.findall(r"^## ((?:Change|Add|Remove) .+)$", guide, re.M)  # a recipe says what it does
+    assert sections == list(GUIDE_SECTIONS), "a recipe section without a test (or a test without its section)"
+    assert sorted(name for names in GUIDE_SECTIONS.values() for name in names) == sorted(RECIPES)

@@ -1,0 +1,79 @@
+"""The live sites, whatever their data says today: properties that hold for any valid data.
+
+No test here names an id, a price or a figure of data/ or sites/quick/data/;
+those live in the seed tests, on frozen copies (tests/fixtures/).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+import pytest
+
+import site_invariants
+from cli_support import ROOT
+from site_invariants import CHECKS, Published
+
+SITES = {"main": ROOT, "quick": ROOT / "sites" / "quick"}
+
+
+@pytest.fixture(scope="module", params=sorted(SITES))
+def published(request) -> Published:
+    return Published.rendered(SITES[request.param])
+
+
+@pytest.mark.parametrize("check", CHECKS, ids=lambda check: check.__name__)
+def test_live_site(published, check):
+    check(published)
+
+
+# -- the checks can fail: each catches the fault it is for ---------------------------------------
+
+
+@pytest.fixture
+def main_site() -> Published:
+    return Published.rendered(ROOT)
+
+
+def _fails(check, site: Published) -> bool:
+    try:
+        check(site)
+    except AssertionError:
+        return True
+    return False
+
+
+def test_a_missing_card_page_is_caught(main_site):
+    page = next(path for path in main_site.files if "/gpus/" in path and path.endswith(".html")
+                and not path.endswith("index.html"))
+    del main_site.files[page]
+    assert _fails(site_invariants.every_card_has_a_page_in_every_language, main_site)
+    assert _fails(site_invariants.every_language_publishes_the_same_pages, main_site)
+
+
+def test_a_twin_that_prints_another_figure_is_caught(main_site):
+    twin = next(path for path in main_site.files if path.endswith("vram.html.md"))
+    text = main_site.files[twin].decode("utf-8")
+    lines = text.splitlines()
+    row = next(line for above, line in zip(lines, lines[1:]) if above.startswith("|---") and re.search(r"\d", line))
+    changed = re.sub(r"\d", lambda digit: str((int(digit[0]) + 1) % 10), row, count=1)
+    main_site.files[twin] = text.replace(row, changed, 1).encode("utf-8")
+    assert _fails(site_invariants.html_and_twin_show_the_same_figures, main_site)
+
+
+def test_a_page_left_out_of_the_sitemap_is_caught(main_site):
+    sitemap = main_site.files["sitemap.xml"].decode("utf-8")
+    first = re.search(r"<url>.*?</url>\s*", sitemap, re.S)[0]
+    main_site.files["sitemap.xml"] = sitemap.replace(first, "", 1).encode("utf-8")
+    assert _fails(site_invariants.sitemap_lists_every_page, main_site)
+
+
+def test_a_cell_that_is_not_the_best_choice_is_caught(main_site):
+    guide = main_site.guide
+    cells = guide.grid_cells()  # chosen at the real prices
+    chosen = {found.choice.gpu.id for _, _, found in cells if found.choice}
+    loser = next(gpu for gpu in guide.data.gpus if gpu.id not in chosen and guide.data.pricing.usd.get(gpu.id))
+    usd = {**guide.data.pricing.usd, loser.id: guide.data.pricing.usd[loser.id] / 1000}
+    guide.market = replace(guide.market, pricing=replace(guide.data.pricing, usd=usd))
+    assert _fails(site_invariants.every_lookup_choice_fits_and_ranks_first, main_site)
