@@ -10,6 +10,9 @@ from __future__ import annotations
 from decimal import Decimal
 from pathlib import Path
 
+from babel import Locale, UnknownLocaleError
+
+from ..calc.card_memory import plausible_report
 from ..errors import InputError, Problem
 from .model import (
     Adapter,
@@ -27,6 +30,7 @@ from .model import (
     Pricing,
     Reference,
     Region,
+    ReportedMemory,
     SiteConfig,
     SiteData,
     SiteRegion,
@@ -118,6 +122,7 @@ class _Checker:
         self.unique("site", ("regions",), raw.get("regions", []), "id")
         self.unique("site", ("references",), raw.get("references", []), "id")
         locales = tuple(LocaleConfig(**item) for item in raw["locales"])
+        self.check_languages_known(raw["locales"])
         segments = {locale.segment for locale in locales}
         for group, key in (("payments", "name"), ("regions", "city")):
             for index, item in enumerate(raw.get(group, [])):
@@ -140,6 +145,16 @@ class _Checker:
                                               {key: _dec(value) for key, value in item.get("facts", {}).items()})
                         for item in raw.get("references", [])},
         )
+
+    def check_languages_known(self, locales: list[dict]) -> None:
+        """Numbers, dates and language names are formatted by each gettext id: it must name a known language."""
+        for index, item in enumerate(locales):
+            try:
+                Locale.parse(item["gettext"])
+            except (UnknownLocaleError, ValueError):
+                self.problem("site", ("locales", index, "gettext"),
+                             f"unknown language {item['gettext']!r}: no number or date formats for it "
+                             "(use an id such as en, de or zh_CN)")
 
     def models(self) -> tuple[Model, ...]:
         raw = self.docs["models"].value["models"]
@@ -170,6 +185,11 @@ class _Checker:
                                  f"unknown region {region['id']!r} (site.yaml lists {', '.join(sorted(region_ids))})")
             for key in set(item.get("notes", {})) - segments:
                 self.problem("gpus", ("gpus", index, "notes", key), f"{key!r} is not a language of the site")
+            reported = item.get("reported_memory")
+            if reported and not plausible_report(_dec(item["memory_gb"]), reported["mib"]):
+                self.problem("gpus", ("gpus", index, "reported_memory", "mib"),
+                             f"{reported['mib']} MiB does not fit a card sold as {item['memory_gb']} GB "
+                             "(give MiB, as nvidia-smi prints memory.total)")
             link = item["interconnect"]
             gpus.append(Gpu(
                 id=item["id"],
@@ -188,6 +208,7 @@ class _Checker:
                 rentable_counts=tuple(sorted(item["rentable_counts"])) if "rentable_counts" in item else None,
                 regions=tuple(Region(r["id"], r.get("stock")) for r in item.get("regions", [])),
                 notes=dict(item.get("notes", {})),
+                reported_memory=ReportedMemory(**reported) if reported else None,
             ))
         return tuple(gpus)
 

@@ -31,6 +31,14 @@ class Region:
 
 
 @dataclass(frozen=True)
+class ReportedMemory:
+    """What the card reports to the driver (nvidia-smi's memory.total), and who says so."""
+
+    mib: int
+    source: str
+
+
+@dataclass(frozen=True)
 class Gpu:
     """One rentable card, as its spec sheet states it."""
 
@@ -52,6 +60,8 @@ class Gpu:
     regions: tuple[Region, ...] = ()
     notes: dict[str, str] = field(default_factory=dict, compare=False, hash=False)
     """Notes per language (URL segment)."""
+    reported_memory: ReportedMemory | None = None
+    """Where a public source gives it; None: the memory kind's rule (calc/card_memory.py)."""
 
 
 @dataclass(frozen=True)

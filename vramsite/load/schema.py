@@ -8,25 +8,87 @@ build and the editor agree on what is valid.
 from __future__ import annotations
 
 import json
-from decimal import Decimal
+from collections.abc import Callable
+from decimal import Decimal, localcontext
 from functools import lru_cache
 from importlib import resources
 
 import jsonschema
 
 from ..errors import Problem
+from .dates import parse_moment
+from .text import shown, text_problem
 from .yaml_source import YamlDocument
+
+_TYPE = jsonschema.Draft202012Validator.VALIDATORS["type"]
+PHRASED = "vramsite"
+"""The keyword of errors whose message is already in an editor's words."""
+MAX_EXPONENT = 40
+"""Largest power of ten ``multipleOf`` computes with; every field's maximum is far below it."""
+
+
+def _type_and_text(validator, expected, instance, schema):
+    """JSON Schema's ``type``, and for text fields the rule of load/text.py."""
+    yield from _TYPE(validator, expected, instance, schema)
+    if isinstance(instance, str) and "string" in (expected if isinstance(expected, list) else [expected]):
+        problem = text_problem(instance)
+        if problem:
+            yield jsonschema.ValidationError(problem, validator=PHRASED)
+
+
+def _real_date(validator, wanted, instance, schema):
+    """``"x-date": true``: text that names a real date (the pattern checks only its shape)."""
+    if wanted and isinstance(instance, str):
+        try:
+            parse_moment(instance)
+        except ValueError as error:
+            yield jsonschema.ValidationError(f"{_describe(instance)} {error}", validator=PHRASED)
+
+
+def _multiple_of(validator, divisor, instance, schema):
+    """JSON Schema's ``multipleOf`` for Decimal values of any exponent (``%`` cannot divide 1E+31 by 1024)."""
+    if not validator.is_type(instance, "number") or isinstance(instance, bool):
+        return
+    value = Decimal(instance)
+    if value.adjusted() > MAX_EXPONENT:
+        return  # too large for any field; its ``maximum`` says so
+    with localcontext() as context:
+        context.prec = 2 * MAX_EXPONENT
+        if value % Decimal(divisor):
+            yield jsonschema.ValidationError(f"{instance} is not a multiple of {divisor}")
+
+_Validator = jsonschema.validators.extend(jsonschema.Draft202012Validator,
+                                          {"type": _type_and_text, "x-date": _real_date, "multipleOf": _multiple_of})
+
+
+@lru_cache(maxsize=None)
+def _schema(schema_name: str) -> dict:
+    return json.loads(resources.files("vramsite.schemas").joinpath(schema_name).read_text(encoding="utf-8"))
 
 
 @lru_cache(maxsize=None)
 def _validator(schema_name: str) -> jsonschema.Draft202012Validator:
-    text = resources.files("vramsite.schemas").joinpath(schema_name).read_text(encoding="utf-8")
-    return jsonschema.Draft202012Validator(json.loads(text))
+    return _Validator(_schema(schema_name))
 
 
-def schema_problems(document: YamlDocument, schema_name: str) -> list[Problem]:
-    """Every schema violation of ``document``, one Problem each."""
-    validator = _validator(schema_name)
+Referee = Callable[[object], "str | None"]
+"""Given a value an ``x-refers`` field holds, why it names nothing (None: it names something)."""
+
+
+def _referring_validator(schema_name: str, referees: dict[str, Referee]) -> jsonschema.Draft202012Validator:
+    """A validator that also asks ``referees[kind]`` about each value of an ``"x-refers": kind`` field."""
+    def refers(validator, kind, instance, schema):
+        if kind in referees and isinstance(instance, (str, int)) and not isinstance(instance, bool):
+            problem = referees[kind](instance)
+            if problem:
+                yield jsonschema.ValidationError(problem, validator=PHRASED)
+
+    return jsonschema.validators.extend(_Validator, {"x-refers": refers})(_schema(schema_name))
+
+
+def schema_problems(document: YamlDocument, schema_name: str, referees: dict[str, Referee] | None = None) -> list[Problem]:
+    """Every schema violation of ``document``, one Problem each; ``referees`` check what ids name."""
+    validator = _validator(schema_name) if referees is None else _referring_validator(schema_name, referees)
     problems = []
     for error in validator.iter_errors(document.value):
         path, message = _explain(error)
@@ -45,7 +107,7 @@ def readable_path(document: YamlDocument, path: tuple) -> str:
             text += f"[{part if label is None else label}]"
             node = item
         else:
-            text += f".{part}" if text else str(part)
+            text += f".{shown(str(part))}" if text else shown(str(part))
             node = node.get(part) if isinstance(node, dict) else None
     return text
 
@@ -54,7 +116,7 @@ def _item_label(item: object) -> str | None:
     if isinstance(item, dict):
         for key in ("id", "gpu", "symbol", "segment", "cards"):
             value = item.get(key)
-            if isinstance(value, (str, int)) and not isinstance(value, bool) and str(value):
+            if isinstance(value, (str, int)) and not isinstance(value, bool) and str(value) and not text_problem(str(value)):
                 return str(value)
     return None
 
@@ -64,6 +126,8 @@ def _explain(error: jsonschema.ValidationError) -> tuple[tuple, str]:
     path = tuple(error.absolute_path)
     kind = error.validator
     instance = error.instance
+    if kind == PHRASED:
+        return path, error.message
     if kind == "additionalProperties":
         allowed = sorted(error.schema.get("properties", {}))
         extra = sorted(set(instance) - set(allowed))
@@ -74,21 +138,28 @@ def _explain(error: jsonschema.ValidationError) -> tuple[tuple, str]:
         return path + (missing,), f"missing required field {missing!r}"
     if kind == "type":
         return path, f"expected {_type_words(error.validator_value)}, got {_describe(instance)}"
+    unit = f" {error.schema['x-unit']}" if "x-unit" in error.schema else ""
     if kind == "exclusiveMinimum":
-        return path, f"must be greater than {error.validator_value}, got {_describe(instance)}"
+        return path, f"must be greater than {error.validator_value}{unit}, got {_describe(instance)}"
     if kind == "minimum":
-        return path, f"must be at least {error.validator_value}, got {_describe(instance)}"
+        return path, f"must be at least {error.validator_value}{unit}, got {_describe(instance)}"
     if kind in ("maximum", "exclusiveMaximum"):
         word = "at most" if kind == "maximum" else "less than"
-        return path, f"must be {word} {error.validator_value}, got {_describe(instance)} (a typo?)"
+        return path, f"must be {word} {error.validator_value}{unit}, got {_describe(instance)} (a typo?)"
     if kind in ("enum", "const"):
         options = error.validator_value if kind == "enum" else [error.validator_value]
         return path, f"must be one of {', '.join(map(str, options))}; got {_describe(instance)}"
     if kind == "pattern":
         reason = error.schema.get("x-message", f"must match {error.validator_value}")
         return path, f"{_describe(instance)} {reason}"
+    if kind == "minItems" and error.validator_value > 1:
+        return path, f"must list at least {error.validator_value} values, got {len(instance)}"
     if kind in ("minLength", "minItems", "minProperties"):
         return path, "must not be empty"
+    if kind == "maxItems":
+        return path, f"must list at most {error.validator_value} values, got {len(instance)}"
+    if kind == "multipleOf":
+        return path, f"must be a whole multiple of {error.validator_value}, got {_describe(instance)}"
     if kind == "maxLength":
         return path, f"is longer than {error.validator_value} characters"
     if kind == "uniqueItems":

@@ -4,21 +4,35 @@ PyYAML's composer gives a node tree with positions; we build plain Python
 values from it ourselves so that we can refuse what ``safe_load`` would
 silently accept (duplicate keys) and remember where each value stood.
 Floats become ``Decimal`` from their source text, so 0.1 stays 0.1.
+
+Every file is bounded before a node is built: its size, its nesting depth,
+and no anchors or aliases at all (an alias bomb of a few KB expands to
+gigabytes; a recursive alias never ends). The check walks the parser's
+event stream, which is linear in the text, so such a file is refused at
+once. Everything in vramsite that reads YAML goes through ``parse_yaml``.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
 import yaml
 
 from ..errors import InputError, Problem
+from .text import decode_utf8, shown
 
 # libyaml's parser where PyYAML was built with it: the same nodes, several times faster;
 # on a syntax error the file is read again by PyYAML's parser for its clearer message.
 _COMPOSER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+MAX_BYTES = 4_000_000
+"""Largest YAML file read; the site's data files are a few KB."""
+MAX_DEPTH = 16
+"""Deepest nesting of lists and mappings; the data files need six levels."""
+MAX_DIGITS = 100
+"""Longest number, in characters: Python refuses to read an int of over 4,300 digits."""
 
 _STR = "tag:yaml.org,2002:str"
 _INT = "tag:yaml.org,2002:int"
@@ -51,22 +65,22 @@ class YamlDocument:
 def read_yaml(path: Path, name: str) -> YamlDocument:
     """Parse ``path``; ``name`` is how messages call the file."""
     raw = path.read_bytes()
-    text = _decode(raw, name)
+    if len(raw) > MAX_BYTES:
+        raise InputError([Problem(name, 1, "", f"the file is larger than {MAX_BYTES // 1_000_000} MB; "
+                                                   "is it the right file?")])
+    return parse_yaml(decode_utf8(raw, name), name)
+
+
+def parse_yaml(text: str, name: str, first_line: int = 1) -> YamlDocument:
+    """Parse YAML ``text`` that starts at line ``first_line`` of the file ``name``."""
+    offset = first_line - 1
     if not text.strip():
-        raise InputError([Problem(name, 1, "", "the file is empty")])
-    try:
-        node = yaml.compose(text, Loader=_COMPOSER)
-    except yaml.MarkedYAMLError:
-        # Parse again with PyYAML's own parser: its messages and marks read better than libyaml's.
-        try:
-            node = yaml.compose(text, Loader=yaml.SafeLoader)
-        except yaml.MarkedYAMLError as error:
-            raise InputError([_syntax_problem(error, name)]) from None
-    except yaml.YAMLError as error:  # pragma: no cover - marked errors cover PyYAML's parser
-        raise InputError([Problem(name, None, "", f"YAML error: {error}")]) from None
+        raise InputError([Problem(name, first_line, "", "the file is empty")])
+    _check_bounds(text, name, offset)
+    node = yaml.compose(text, Loader=_COMPOSER)  # parsed once already: no syntax error, alias or deep nesting
     if node is None:
-        raise InputError([Problem(name, 1, "", "the file holds no data, only comments")])
-    builder = _Builder(name)
+        raise InputError([Problem(name, first_line, "", "the file holds no data, only comments")])
+    builder = _Builder(name, offset, last_line=text.count("\n") + first_line)
     value = builder.build(node, ())
     document = YamlDocument(name, value, builder.lines)
     if builder.problems:
@@ -77,41 +91,113 @@ def read_yaml(path: Path, name: str) -> YamlDocument:
     return document
 
 
-def _decode(raw: bytes, name: str) -> str:
+def _check_bounds(text: str, name: str, offset: int) -> None:
+    """Refuse anchors, aliases and deep nesting from the event stream, before any node exists."""
     try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as error:
-        line = raw[: error.start].count(b"\n") + 1
-        raise InputError(
-            [Problem(name, line, "", f"not UTF-8 text (byte 0x{raw[error.start]:02x}); save the file as UTF-8")]
-        ) from None
+        _scan_events(text, name, offset, _COMPOSER)
+    except yaml.reader.ReaderError as error:
+        line = text[: error.position].count("\n") + 1 + offset
+        raise InputError([Problem(name, line, "", f"the control character U+{error.character:04X} "
+                                                  "cannot stand in a YAML file; delete it")]) from None
+    except yaml.MarkedYAMLError:
+        # Scan again with PyYAML's own parser: its messages and marks read better than libyaml's.
+        try:
+            _scan_events(text, name, offset, yaml.SafeLoader)
+        except yaml.MarkedYAMLError as error:
+            last_line = text.count("\n") + 1 + offset  # libyaml may mark the end of the stream one line past it
+            problem = _syntax_problem(error, name, offset)
+            raise InputError([replace(problem, line=min(problem.line, last_line)) if problem.line else problem]) from None
+        raise InputError([Problem(name, None, "", "YAML syntax error")]) from None  # pragma: no cover
+    except yaml.YAMLError as error:  # pragma: no cover - both parsers mark their errors
+        raise InputError([Problem(name, None, "", f"YAML error: {error}")]) from None
 
 
-def _syntax_problem(error: yaml.MarkedYAMLError, name: str) -> Problem:
+def _scan_events(text: str, name: str, offset: int, loader: type) -> None:
+    path = _EventPath()
+    for event in yaml.parse(text, Loader=loader):
+        line = event.start_mark.line + 1 + offset
+        if isinstance(event, yaml.AliasEvent):
+            raise InputError([Problem(name, line, path.text(),
+                                      f"YAML alias *{event.anchor} is not allowed; write the value out")])
+        if getattr(event, "anchor", None) is not None:
+            raise InputError([Problem(name, line, path.text(),
+                                      f"YAML anchor &{event.anchor} is not allowed; write the value out where it is used")])
+        path.step(event)
+        if path.depth > MAX_DEPTH:
+            raise InputError([Problem(name, line, path.text(),
+                                      f"nested more than {MAX_DEPTH} levels deep; data files are flat lists of entries")])
+
+
+class _EventPath:
+    """Where the parser is (gpus[3].name), followed one event at a time."""
+
+    def __init__(self):
+        self._stack: list[list] = []
+        """One [kind, position, expecting_key] per open collection; position is a key or an index."""
+
+    @property
+    def depth(self) -> int:
+        return len(self._stack)
+
+    def step(self, event: yaml.Event) -> None:
+        if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+            self._stack.append(["map" if isinstance(event, yaml.MappingStartEvent) else "seq", None, True])
+        elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+            self._stack.pop()
+            self._advance(None)
+        elif isinstance(event, yaml.ScalarEvent):
+            self._advance(event.value)
+
+    def _advance(self, scalar: str | None) -> None:
+        """A value ended: in a mapping it was a key or a value; in a list it was an item."""
+        if not self._stack:
+            return
+        top = self._stack[-1]
+        if top[0] == "seq":
+            top[1] = 0 if top[1] is None else top[1] + 1
+        elif top[2]:
+            top[1], top[2] = scalar, False
+        else:
+            top[2] = True
+
+    def text(self) -> str:
+        text = ""
+        for kind, position, expecting_key in self._stack:
+            if kind == "seq":
+                text += f"[{0 if position is None else position + 1}]"
+            elif not expecting_key and position is not None:
+                text += f".{shown(position)}" if text else shown(position)
+        return text
+
+
+def _syntax_problem(error: yaml.MarkedYAMLError, name: str, offset: int = 0) -> Problem:
     mark = error.problem_mark or error.context_mark
-    line = mark.line + 1 if mark else None
+    line = mark.line + 1 + offset if mark else None
     problem = error.problem or "invalid YAML"
     if mark is not None and mark.buffer and mark.pointer < len(mark.buffer) and mark.buffer[mark.pointer] == "\t":
         problem = "a tab character; indent YAML with spaces"
     elif "\t" in problem or "'\\t'" in problem:
         problem = "a tab character; indent YAML with spaces"
-    elif error.context and error.context_mark is not None and error.context_mark.line + 1 != line:
-        problem += f" ({error.context} that starts at line {error.context_mark.line + 1})"
+    elif error.context and error.context_mark is not None and error.context_mark.line + 1 + offset != line:
+        problem += f" ({error.context} that starts at line {error.context_mark.line + 1 + offset})"
     return Problem(name, line, "", f"YAML syntax error: {problem}")
 
 
 class _Builder:
     """Turns a composed node tree into dicts, lists and scalars."""
 
-    def __init__(self, name: str):
+    def __init__(self, name: str, offset: int, last_line: int):
         self.name = name
+        self.offset = offset
+        self.last_line = last_line
+        """An empty document's node is marked past the end of its text."""
         self.lines: dict[tuple, int] = {}
         self.problems: list[tuple[tuple, int, str]] = []
         """(path, line, message): fields are named once the whole file is built (gpus[a40].name)."""
         self._scalars = yaml.SafeLoader("")
 
     def build(self, node: yaml.Node, path: tuple) -> object:
-        self.lines.setdefault(path, node.start_mark.line + 1)
+        self.lines.setdefault(path, self._line(node))
         if isinstance(node, yaml.MappingNode):
             return self._mapping(node, path)
         if isinstance(node, yaml.SequenceNode):
@@ -141,7 +227,7 @@ class _Builder:
                 first = self.lines.get(child)
                 self._problem(child, key_node, f"duplicate key {key!r} (first at line {first})")
                 continue
-            self.lines[child] = key_node.start_mark.line + 1
+            self.lines[child] = self._line(key_node)
             result[key] = self.build(value_node, child)
         return result
 
@@ -154,6 +240,9 @@ class _Builder:
         tag = node.tag
         if tag in (_STR, _TIMESTAMP):
             return node.value
+        if tag in (_INT, _FLOAT) and len(node.value) > MAX_DIGITS:
+            self._problem(path, node, f"a number of more than {MAX_DIGITS} characters; is it a typo?")
+            return None
         if tag == _FLOAT:
             return self._decimal(node, path)
         if tag in (_INT, _BOOL, _NULL):
@@ -173,7 +262,10 @@ class _Builder:
         return number
 
     def _problem(self, path: tuple, node: yaml.Node, message: str) -> None:
-        self.problems.append((path, node.start_mark.line + 1, message))
+        self.problems.append((path, self._line(node), message))
+
+    def _line(self, node: yaml.Node) -> int:
+        return min(node.start_mark.line + 1 + self.offset, self.last_line)
 
 
 def _short_tag(tag: str) -> str:

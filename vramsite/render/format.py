@@ -10,7 +10,7 @@ given: they are never rounded to fewer digits than they have.
 from __future__ import annotations
 
 import re
-from datetime import date, datetime
+from datetime import datetime
 from decimal import Decimal
 from functools import lru_cache
 
@@ -18,6 +18,7 @@ from babel.dates import format_date, format_datetime
 from babel.lists import format_list
 
 from ..calc.figure import BANDWIDTH, Figure
+from ..load.dates import parse_moment
 from ..load.model import LocaleConfig
 from .i18n import Catalog
 from .numbers import DisplaySpec, format_number
@@ -175,10 +176,9 @@ class Formatter:
 
     def date(self, iso: str) -> str:
         """A date (or date and time) from data, in the locale's long style."""
-        text = iso.strip()
-        if len(text) == 10:
-            return format_date(date.fromisoformat(text), format="long", locale=self.locale.gettext)
-        moment = datetime.fromisoformat(text.replace(" UTC", "").replace("Z", "").replace(" ", "T"))
+        moment = parse_moment(iso)
+        if not isinstance(moment, datetime):
+            return format_date(moment, format="long", locale=self.locale.gettext)
         day = format_date(moment.date(), format="long", locale=self.locale.gettext)
         clock = format_datetime(moment, format="HH:mm", locale=self.locale.gettext)
         return self.catalog.gettext("{date}, {time} UTC").replace("{date}", day).replace("{time}", clock)

@@ -16,6 +16,8 @@ from pathlib import Path
 from babel.messages.pofile import PoFileError, read_po
 
 from ..errors import InputError, Problem
+from ..load.catalog_check import catalog_problems
+from ..load.text import decode_utf8
 from ..load.model import LocaleConfig
 
 DOMAIN = "messages"
@@ -83,6 +85,9 @@ def load_catalogs(root: Path, locales: tuple[LocaleConfig, ...], shared: Path | 
             continue
         try:
             read = [_read(path, relative, locale) for path in layers]
+        except InputError as error:
+            problems.extend(error.problems)
+            continue
         except (PoFileError, UnicodeDecodeError, ValueError) as error:
             problems.append(Problem(relative, None, "", f"cannot read the catalog: {error}"))
             continue
@@ -103,8 +108,11 @@ def _overlay(layers: list[Catalog]) -> Catalog:
 
 
 def _read(path: Path, relative: str, locale: LocaleConfig) -> Catalog:
-    with path.open("rb") as handle:
-        po = read_po(handle, locale=locale.gettext, abort_invalid=True)
+    text = decode_utf8(path.read_bytes(), relative)
+    problems = catalog_problems(text, relative)
+    if problems:
+        raise InputError(problems)
+    po, plural = _parse(path, relative, locale, text)
     messages, fuzzy, lines = {}, set(), {}
     for message in po:
         if not message.id:
@@ -115,4 +123,24 @@ def _read(path: Path, relative: str, locale: LocaleConfig) -> Catalog:
             fuzzy.add(key)
         if message.lineno:
             lines[key] = message.lineno
-    return Catalog(locale, relative, messages, fuzzy, lines, _gettext.c2py(po.plural_expr))
+    return Catalog(locale, relative, messages, fuzzy, lines, plural)
+
+
+def _parse(path: Path, relative: str, locale: LocaleConfig, text: str):
+    """babel's catalog and its plural function; what babel refuses, at the line it names."""
+    try:
+        with path.open("rb") as handle:
+            po = read_po(handle, locale=locale.gettext, abort_invalid=True)
+        return po, _gettext.c2py(po.plural_expr)
+    except PoFileError as error:
+        message = str(error).rsplit(" on ", 1)[0]
+        raise InputError([Problem(relative, error.lineno + 1, "", f"cannot read the catalog: {message}")]) from None
+    except (ValueError, LookupError) as error:  # the header: its charset or Plural-Forms
+        raise InputError([Problem(relative, _header_line(text), "", f"cannot read the catalog's header: {error}")]) from None
+
+
+def _header_line(text: str) -> int:
+    for number, line in enumerate(text.split("\n"), start=1):
+        if "Plural-Forms" in line or "charset" in line:
+            return number
+    return 1
