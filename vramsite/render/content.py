@@ -8,7 +8,7 @@
     ---
     A 70B model at FP8 needs about {{ model("70B").inference("fp8").total | fig }}.
 
-Each file is compiled once (a sandboxed Jinja template) and rendered twice:
+Each file is compiled once (a Jinja template in the sandbox of ``sandbox.py``) and rendered twice:
 for the HTML page, where figures carry their derivation, and for the
 Markdown twin. Errors name the content file and its line.
 """
@@ -22,12 +22,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import jinja2
-import yaml
 from jinja2 import StrictUndefined, TemplateNotFound, TemplateSyntaxError
-from jinja2.sandbox import SandboxedEnvironment
+from jinja2.exceptions import SecurityError
 from markupsafe import Markup
 
 from ..errors import InputError, Problem, UnknownId
+from ..load.text import shown, text_problem
+from ..load.yaml_source import YamlDocument, parse_yaml
+from .markdown import markdown_plain_text
+from .sandbox import ContentEnvironment, LimitExceeded
 
 FRONT_MATTER_KEYS = {"title": True, "description": True, "lead": False}
 """Front matter fields: name -> required."""
@@ -45,25 +48,26 @@ class ContentFile:
     meta_templates: dict[str, object]
 
 
-def content_environment() -> SandboxedEnvironment:
-    """One environment for all content: autoescaped, strict about undefined names.
+def content_environment() -> ContentEnvironment:
+    """One environment for all content: the allowlist sandbox, autoescaped, strict about undefined names.
 
     Comments are {## ... ##}: {#id} belongs to headings (see markdown.heading_ids).
     """
-    return SandboxedEnvironment(autoescape=True, undefined=StrictUndefined, keep_trailing_newline=True,
-                                trim_blocks=True, lstrip_blocks=True,
-                                comment_start_string="{##", comment_end_string="##}")
+    return ContentEnvironment(autoescape=True, undefined=StrictUndefined, keep_trailing_newline=True,
+                              trim_blocks=True, lstrip_blocks=True,
+                              comment_start_string="{##", comment_end_string="##}")
 
 
-def compile_cached(env: SandboxedEnvironment, source: str, cache: Path | None):
+def compile_cached(env: ContentEnvironment, source: str, cache: Path | None):
     """``env.from_string(source)``, keeping the compiled code in ``cache`` for the next build.
 
     Compiling is the slowest step of rendering a long page; the code depends only
-    on the source, Jinja's version, Python's version and the environment's syntax.
+    on the source, Jinja's version, Python's version, the environment's syntax
+    and the sandbox's guards (``code_version``).
     """
     if cache is None:
         return env.from_string(source)
-    key = hashlib.sha256("\0".join((sys.version, jinja2.__version__, env.comment_start_string,
+    key = hashlib.sha256("\0".join((sys.version, jinja2.__version__, env.code_version, env.comment_start_string,
                                      str(env.trim_blocks), str(env.lstrip_blocks), source)).encode()).hexdigest()
     path = cache / f"{key}.code"
     try:
@@ -78,56 +82,65 @@ def compile_cached(env: SandboxedEnvironment, source: str, cache: Path | None):
     return env.template_class.from_code(env, code, env.make_globals(None))
 
 
-def read_content(path: Path, name: str, env: SandboxedEnvironment, cache: Path | None = None) -> ContentFile:
+def read_content(path: Path, name: str, env: ContentEnvironment, cache: Path | None = None) -> ContentFile:
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as error:
         raise InputError([Problem(name, None, "", f"not UTF-8 text ({error.reason})")]) from None
     meta, body, body_line = split_front_matter(text, name)
-    try:
-        template = compile_cached(env, body, cache)
-        meta_templates = {key: compile_cached(env, value, cache) for key, value in meta.items()}
-    except TemplateSyntaxError as error:
-        line = body_line + (error.lineno or 1) - 1
-        raise InputError([Problem(name, line, "", f"template syntax error: {error.message}")]) from None
+    template = _compile(env, body, cache, name, body_line)
+    meta_templates = {key: _compile(env, value, cache, name, 2 + index)
+                      for index, (key, value) in enumerate(meta.items())}
     return ContentFile(name, meta, body_line, template, meta_templates)
 
 
+def _compile(env: ContentEnvironment, source: str, cache: Path | None, name: str, first_line: int):
+    """One part of a content file, compiled; ``first_line``: the file's line where that part starts."""
+    try:
+        return compile_cached(env, source, cache)
+    except TemplateSyntaxError as error:
+        line = first_line + (error.lineno or 1) - 1
+        raise InputError([Problem(name, line, "", f"template syntax error: {error.message}")]) from None
+    except (ValueError, RecursionError, SyntaxError, MemoryError) as error:  # a literal or nesting Python refuses
+        message = " ".join(str(error).split()) or type(error).__name__
+        raise InputError([Problem(name, first_line, "", f"cannot compile this text: {message}")]) from None
+
+
 def split_front_matter(text: str, name: str) -> tuple[dict, str, int]:
+    """The front matter's fields, the body, and the line the body starts at."""
     if not text.startswith("---\n"):
         raise InputError([Problem(name, 1, "", "missing front matter: start the file with a --- line")])
     end = text.find("\n---\n", 3)
     if end < 0:
         raise InputError([Problem(name, 1, "", "front matter is not closed by a --- line")])
-    raw = text[4:end]
-    try:
-        meta = yaml.safe_load(raw) or {}
-    except yaml.MarkedYAMLError as error:
-        line = (error.problem_mark.line + 2) if error.problem_mark else 1
-        raise InputError([Problem(name, line, "", f"front matter: {error.problem}")]) from None
-    problems = []
-    if not isinstance(meta, dict):
-        raise InputError([Problem(name, 2, "", "front matter must be key: value lines")])
-    for key in meta:
-        if key not in FRONT_MATTER_KEYS:
-            problems.append(Problem(name, _line_of_key(raw, key), key,
-                                    f"unknown key {key!r} (allowed: {', '.join(FRONT_MATTER_KEYS)})"))
-        elif not isinstance(meta[key], str):
-            problems.append(Problem(name, _line_of_key(raw, key), key, "expected text"))
-    for key, required in FRONT_MATTER_KEYS.items():
-        if required and key not in meta:
-            problems.append(Problem(name, 1, key, f"missing required field {key!r}"))
-    if problems:
-        raise InputError(problems)
+    meta = _front_matter(text[4:end], name)
     body_line = text[: end + 5].count("\n") + 1
     return meta, text[end + 5:], body_line
 
 
-def _line_of_key(raw: str, key: str) -> int:
-    for number, line in enumerate(raw.split("\n"), start=2):
-        if line.startswith(f"{key}:"):
-            return number
-    return 2
+def _front_matter(raw: str, name: str) -> dict[str, str]:
+    """Check the key: value lines between the --- lines (they start at line 2)."""
+    if all(not line.strip() or line.lstrip().startswith("#") for line in raw.split("\n")):
+        document = YamlDocument(name, {})
+    else:
+        document = parse_yaml(raw, name, first_line=2)
+    if not isinstance(document.value, dict):
+        raise InputError([Problem(name, 2, "", "front matter must be key: value lines")])
+    problems = []
+    for key, value in document.value.items():
+        line, field = document.line_of((key,)), shown(key)
+        if key not in FRONT_MATTER_KEYS:
+            problems.append(Problem(name, line, field, f"unknown key {key!r} (allowed: {', '.join(FRONT_MATTER_KEYS)})"))
+        elif not isinstance(value, str):
+            problems.append(Problem(name, line, field, "expected text"))
+        elif text_problem(value):
+            problems.append(Problem(name, line, field, text_problem(value)))
+    for key, required in FRONT_MATTER_KEYS.items():
+        if required and key not in document.value:
+            problems.append(Problem(name, 1, key, f"missing required field {key!r}"))
+    if problems:
+        raise InputError(problems)
+    return document.value
 
 
 def render_content(file: ContentFile, template, context: dict, first_line: int | None = None) -> str:
@@ -195,6 +208,12 @@ def layout_problem(error: BaseException, template_name: str, called_from: str | 
 def _describe(error: BaseException) -> str:
     if isinstance(error, UnknownId):
         return f"expression names {error}"
+    if isinstance(error, SecurityError):
+        return f"not allowed in content: {error}"
+    if isinstance(error, LimitExceeded):
+        return f"expression does too much: {error}"
+    if isinstance(error, RecursionError):
+        return "expression failed: macros or loops call themselves too deeply"
     kind = type(error).__name__
     text = str(error) or kind
     if kind == "UndefinedError":
@@ -207,6 +226,11 @@ def page_meta(file: ContentFile, context: dict) -> dict[str, str]:
     # Rendered with autoescape: Markup, so that layouts do not escape the escaped text again.
     return {key: Markup(render_content(file, template, context, first_line=_meta_line(file, key)).strip())
             for key, template in file.meta_templates.items()}
+
+
+def html_meta(meta: dict[str, str], markdown) -> dict[str, Markup]:
+    """Front matter values (rendered as Markdown text, for the twin) as HTML text: for <title>, <h1>, meta tags."""
+    return {key: Markup(markdown_plain_text(markdown, str(value))) for key, value in meta.items()}
 
 
 def _meta_line(file: ContentFile, key: str) -> int:

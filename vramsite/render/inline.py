@@ -4,10 +4,19 @@ One renderer per page, language and format. In HTML a figure with a formula
 carries it in a ``title`` ("2 × 80 layers × … = 2.7 GB"); in Markdown the
 figure is plain text. Both return ``Markup``: text from data is escaped here,
 once, and never again.
+
+Text is always inserted as text. Where the output is Markdown source (the
+twin, and content's prose in both formats, which markdown-it turns into the
+HTML page) Markdown's punctuation is backslash-escaped as well as HTML's, so a
+name such as ``A40 ![](https://evil.example/t.png)`` prints as written. Where
+it is raw HTML (a table's partial, which is one HTML block of the page) only
+HTML is escaped. A line break in text becomes a space in Markdown and ``&#10;``
+in HTML: one name cannot end a table row or an HTML block.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from markupsafe import Markup, escape
@@ -19,12 +28,43 @@ from .format import Formatter
 
 HTML, MD = "html", "md"
 
-MD_SPECIAL = str.maketrans({"|": "\\|", "*": "\\*", "_": "\\_", "[": "\\[", "]": "\\]", "`": "\\`"})
+MARKDOWN_PUNCTUATION = "\\`*_[]{}|!~"
+"""Escaped wherever they stand: emphasis, code, links and images, tables, heading ids ({#id})."""
+MD_SPECIAL = str.maketrans({char: "\\" + char for char in MARKDOWN_PUNCTUATION})
+TEXT_START = re.compile(r"^\(|^([ \t]*)(#|[-+](?=[ \t])|=+(?=[ \t]*$)|-+(?=[ \t]*$)|\d{1,9}(?=[.)](?:[ \t]|$)))")
+"""Escaped at the start of every text: a "(" that would make the "](" of a link with the text before it,
+and what makes a heading, list item, setext underline or rule when the text starts a line. Elsewhere
+these are plain (the text's own "[" and "]" are escaped), so the twin keeps "(A40)" as it is written."""
+LINE_BREAKS = re.compile(r"\r\n?|[\n\v\f\x1c-\x1e\x85\u2028\u2029]")
+
+
+def markdown_text(text: str) -> str:
+    """``text`` as Markdown source that renders as exactly that text (HTML escaped too)."""
+    flat = LINE_BREAKS.sub(" ", str(text))
+    escaped = str(escape(flat)).translate(MD_SPECIAL)
+    return TEXT_START.sub(_escape_start, escaped, count=1)
+
+
+def _escape_start(match: re.Match) -> str:
+    if match.group() == "(":
+        return "\\("
+    indent, mark = match.group(1), match.group(2)
+    if mark.isdigit():  # "1." starts an ordered list: escape the dot or parenthesis after the digits
+        return indent + mark + "\\"
+    return indent + "\\" + mark
+
+
+def html_text(text: str) -> str:
+    """``text`` as HTML text or attribute value; line breaks as character references."""
+    return LINE_BREAKS.sub(lambda match: "".join(f"&#{ord(char)};" for char in match.group()), str(escape(text)))
 
 
 class InlineRenderer:
-    def __init__(self, fmt: Formatter, mode: str, resolve: Callable[[tuple], str | None]):
+    def __init__(self, fmt: Formatter, mode: str, resolve: Callable[[tuple], str | None],
+                 in_markdown: bool = False):
+        """``in_markdown``: the pieces go into Markdown source (always so for the twin)."""
         self.fmt, self.mode, self.resolve = fmt, mode, resolve
+        self.in_markdown = in_markdown or mode == MD
 
     def __call__(self, piece) -> Markup:
         return self.render(piece)
@@ -56,9 +96,7 @@ class InlineRenderer:
         raise TypeError(f"cannot render {piece!r}")
 
     def text(self, text: str) -> Markup:
-        if self.mode == MD:
-            return Markup(str(escape(text)).translate(MD_SPECIAL))
-        return escape(text)
+        return Markup(markdown_text(text) if self.in_markdown else html_text(text))
 
     def figure(self, figure: Figure, decimals: int | None = None, period: bool = False,
                bare: bool = False) -> Markup:
@@ -69,7 +107,7 @@ class InlineRenderer:
         # Plain concatenation of escaped parts: Markup.format is the slowest step of a large table.
         if not derivation:
             return Markup(f'<span class="fig">{shown}</span>')
-        return Markup(f'<span class="fig" title="{escape(derivation)}">{shown}</span>')
+        return Markup(f'<span class="fig" title="{html_text(derivation)}">{shown}</span>')
 
     def message(self, msgid: str, **args) -> Markup:
         """A translated UI string with its placeholders filled (and escaped) piece by piece."""
@@ -89,7 +127,7 @@ class InlineRenderer:
             return content
         if self.mode == MD:
             return Markup(f"[{content}]({url})")
-        return Markup(f'<a href="{escape(url)}">{content}</a>')
+        return Markup(f'<a href="{html_text(url)}">{content}</a>')
 
     def flag(self, msgid: str) -> Markup:
         label = self.text(self.fmt.gettext(msgid))

@@ -12,8 +12,10 @@ import re
 from markdown_it import MarkdownIt
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
+from markupsafe import escape
 
-HEADING_ID = re.compile(r"\s*\{#([A-Za-z][\w-]*)\}\s*$")
+HEADING_ID = re.compile(r"\s*(?<!\\)\{#([A-Za-z][\w-]*)\}\s*$")
+"""A heading's trailing {#id}; an escaped \\{ (text from data, see inline.markdown_text) is no marker."""
 
 
 def heading_ids(md: MarkdownIt) -> None:
@@ -85,3 +87,9 @@ def plain_text(inline: Token) -> str:
         elif child.type in ("softbreak", "hardbreak"):
             parts.append(" ")
     return "".join(parts)
+
+
+def markdown_plain_text(md: MarkdownIt, source: str) -> str:
+    """One line of Markdown (a page title) as the HTML-escaped text a reader sees: escapes and markup resolved."""
+    tokens = md.parseInline(source)
+    return str(escape(plain_text(tokens[0]) if tokens else ""))

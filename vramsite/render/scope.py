@@ -1,6 +1,8 @@
 """One page in one language and one format: what its templates may call.
 
-Content and layout templates see the same small API::
+Content (``content/<language>/<page>.md``, untrusted) sees this API and
+nothing else; ``ContentApi`` holds its functions, and the sandbox
+(``sandbox.py``) lets no expression reach further::
 
     g                         the Guide (every figure, by name)
     model("70B"), gpu("a40"), cell("70B", "infer-int4")
@@ -8,8 +10,11 @@ Content and layout templates see the same small API::
     chart("cost")             a chart: inline SVG, or in the twin an image link to its .svg copy
     link("gpu", "a40")        the URL of another page (a twin from a twin)
     stats([(value, label)])   the headline figures block
+    gpu_link(card), link_name(card), method_name(method), msg("{n} cards", n=...), _("UI string")
     params                    the page's named inputs (content/pages.yaml)
     card                      on a page made once per card: that card
+    facts                     the page's figures and claims (vramsite/facts), the same for every language
+    site, pricing, locale, format
 
 and these filters, which format for the page's locale:
 
@@ -17,6 +22,10 @@ and these filters, which format for the page's locale:
     num      the bare number              usd    money: $1,590
     names    A, B and C / A、B和C         date   2026年9月1日 / September 1, 2026
     explain  the derivation line          tokens 8k
+
+Layout templates (``templates/``) are maintained with the code and trusted:
+they get ``template_context``, which adds the Scope itself and the layout
+helpers (``inline``, ``cell``, ``download``, ``asset``).
 """
 
 from __future__ import annotations
@@ -35,16 +44,23 @@ from .charts import chart_file, chart_title
 from .derivation import explain
 from .format import MONEY_PERIODS
 from .inline import HTML, MD, InlineRenderer
+from .sandbox import BUDGET, PAGE, Access, Budget, expose
 
 
 class Scope:
-    def __init__(self, build, locale, mode: str, page_path: str, params: dict | None = None, card=None):
+    def __init__(self, build, locale, mode: str, page_path: str, params: dict | None = None, card=None,
+                 facts=None):
         self.build, self.locale, self.mode, self.page_path = build, locale, mode, page_path
         self.params = params or {}
         self.card = card
+        self.facts = facts
         self.catalog = build.catalogs[locale.segment]
         self.fmt = build.formatter(locale)
         self.inline = InlineRenderer(self.fmt, mode, self.resolve)
+        """Pieces for layouts: raw HTML in an HTML page (a table is one HTML block), Markdown in the twin."""
+        self.pieces = Pieces(self.inline, self.catalog)
+        self.prose = Pieces(InlineRenderer(self.fmt, mode, self.resolve, in_markdown=True), self.catalog)
+        """Pieces for content, whose text is Markdown source in both formats."""
 
     # -- links ---------------------------------------------------------------
 
@@ -58,18 +74,6 @@ class Scope:
     def link(self, *target, anchor: str | None = None) -> Markup:
         url = self.resolve(tuple(target))
         return Markup(url + (f"#{anchor}" if anchor else ""))
-
-    def gpu_link(self, gpu) -> Markup:
-        gpu = getattr(gpu, "gpu", gpu)
-        return self.inline.link(("gpu", gpu.id), self.inline.text(gpu.name))
-
-    def link_name(self, gpu) -> Markup:
-        """The card's interconnect in words: 'PCIe Gen4 peer-to-peer'."""
-        gpu = getattr(gpu, "gpu", gpu)
-        return self.inline.text(self.catalog.gettext(f"link:{gpu.interconnect.kind}"))
-
-    def method_name(self, method) -> Markup:
-        return self.inline.render(method_label(method))
 
     def asset(self, name: str) -> str:
         here = posixpath.dirname(self.page_path) or "."
@@ -131,6 +135,92 @@ class Scope:
         text = template.render(self.template_context(items=items))
         return Markup("\n".join(line for line in text.split("\n") if line.strip()))
 
+    # -- contexts ------------------------------------------------------------
+
+    def template_context(self, **extra) -> dict:
+        """What layout templates see (trusted: they come with the code)."""
+        guide = self.build.guide
+        context = {
+            "scope": self,
+            "g": guide,
+            "model": guide.model,
+            "gpu": guide.gpu,
+            "cell": guide.cell,
+            "table": self.table,
+            "chart": self.chart,
+            "download": self.download,
+            "stats": self.stats,
+            "link": self.link,
+            "asset": self.asset,
+            "inline": self.inline,
+            "msg": self.inline.message,
+            "gpu_link": self.pieces.gpu_link,
+            "link_name": self.pieces.link_name,
+            "method_name": self.pieces.method_name,
+            "params": self.params,
+            "card": self.card,
+            "facts": self.facts,
+            "site": self.build.data.site,
+            "pricing": self.build.data.pricing,
+            "locale": self.locale,
+            "format": self.mode,
+            "_": self.catalog.gettext,
+            "ngettext": self.catalog.ngettext,
+            PAGE: self.pieces,
+        }
+        context.update(extra)
+        return context
+
+    def content_context(self) -> dict:
+        """What a content file sees: figures, facts and the page's functions, nothing of the build.
+
+        A fresh ``Budget`` each time: one context serves one rendering.
+        """
+        guide, budget = self.build.guide, Budget()
+        api = ContentApi(self, budget)
+        return {
+            "g": guide,
+            "model": guide.model,
+            "gpu": guide.gpu,
+            "cell": guide.cell,
+            **{name: getattr(api, name) for name in CONTENT_FUNCTIONS},
+            "_": api.gettext,
+            "params": self.params,
+            "card": self.card,
+            "facts": self.facts,
+            "site": self.build.data.site,
+            "pricing": self.build.data.pricing,
+            "locale": self.locale,
+            "format": self.mode,
+            PAGE: self.prose,
+            BUDGET: budget,
+        }
+
+
+class Pieces:
+    """Text, links and formatted figures for one renderer: what the filters and text functions give."""
+
+    def __init__(self, inline: InlineRenderer, catalog):
+        self.inline, self.catalog, self.fmt = inline, catalog, inline.fmt
+
+    def text(self, text: str) -> Markup:
+        return self.inline.text(text)
+
+    def message(self, msgid: str, **args) -> Markup:
+        return self.inline.message(msgid, **args)
+
+    def gpu_link(self, gpu) -> Markup:
+        gpu = getattr(gpu, "gpu", gpu)
+        return self.inline.link(("gpu", gpu.id), self.inline.text(gpu.name))
+
+    def link_name(self, gpu) -> Markup:
+        """The card's interconnect in words: 'PCIe Gen4 peer-to-peer'."""
+        gpu = getattr(gpu, "gpu", gpu)
+        return self.inline.text(self.catalog.gettext(f"link:{gpu.interconnect.kind}"))
+
+    def method_name(self, method) -> Markup:
+        return self.inline.render(method_label(method))
+
     # -- filters ---------------------------------------------------------------
 
     def fig(self, value, decimals: int | None = None, period: bool = False) -> Markup:
@@ -164,38 +254,48 @@ class Scope:
             return self.inline.message("{n}k", n=given(value / 1024, "", COUNT))
         return self.num(value)
 
-    # -- contexts ------------------------------------------------------------
 
-    def template_context(self, **extra) -> dict:
-        guide = self.build.guide
-        context = {
-            "scope": self,
-            "g": guide,
-            "model": guide.model,
-            "gpu": guide.gpu,
-            "cell": guide.cell,
-            "table": self.table,
-            "chart": self.chart,
-            "download": self.download,
-            "stats": self.stats,
-            "link": self.link,
-            "asset": self.asset,
-            "inline": self.inline,
-            "msg": self.inline.message,
-            "gpu_link": self.gpu_link,
-            "link_name": self.link_name,
-            "method_name": self.method_name,
-            "params": self.params,
-            "card": self.card,
-            "site": self.build.data.site,
-            "pricing": self.build.data.pricing,
-            "locale": self.locale,
-            "format": self.mode,
-            "_": self.catalog.gettext,
-            "ngettext": self.catalog.ngettext,
-        }
-        context.update(extra)
-        return context
+CONTENT_FUNCTIONS = ("table", "chart", "stats", "link", "gpu_link", "link_name", "method_name", "msg", "ngettext")
+
+
+class ContentApi:
+    """The functions content calls. Built per rendering; it keeps the Scope out of content's reach."""
+
+    def __init__(self, scope: Scope, budget: Budget):
+        self._scope, self._budget = scope, budget
+
+    def table(self, name: str, **options) -> Markup:
+        return self._budget.block(self._scope.table(name, **options))
+
+    def chart(self, name: str, **options) -> Markup:
+        return self._budget.block(self._scope.chart(name, **options))
+
+    def stats(self, items) -> Markup:
+        return self._budget.block(self._scope.stats(items))
+
+    def link(self, *target, anchor: str | None = None) -> Markup:
+        return self._scope.link(*target, anchor=anchor)
+
+    def gpu_link(self, gpu) -> Markup:
+        return self._scope.prose.gpu_link(gpu)
+
+    def link_name(self, gpu) -> Markup:
+        return self._scope.prose.link_name(gpu)
+
+    def method_name(self, method) -> Markup:
+        return self._scope.prose.method_name(method)
+
+    def msg(self, msgid: str, **args) -> Markup:
+        return self._scope.prose.message(msgid, **args)
+
+    def gettext(self, msgid: str) -> str:
+        return self._scope.catalog.gettext(msgid)
+
+    def ngettext(self, singular: str, plural: str, count) -> str:
+        return self._scope.catalog.ngettext(singular, plural, count)
+
+
+expose(ContentApi, Access(frozenset(CONTENT_FUNCTIONS + ("gettext",)), frozenset(CONTENT_FUNCTIONS + ("gettext",))))
 
 
 @lru_cache(maxsize=65536)
@@ -214,7 +314,7 @@ def _as_figure(value) -> Figure:
 def _filter(name: str):
     @pass_context
     def apply(context, value, *args, **kwargs):
-        return getattr(context["scope"], name)(value, *args, **kwargs)
+        return getattr(context[PAGE], name)(value, *args, **kwargs)
 
     apply.__name__ = name
     return apply

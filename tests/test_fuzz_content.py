@@ -1,0 +1,90 @@
+"""Fuzz: random expressions and template tokens in a content file's body, rendered in-process.
+
+Whatever the body holds, rendering the page either succeeds or fails with
+``InputError`` whose every problem names the content file and a line inside
+it: never another exception, never a hang, never a write outside the site.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from fuzz_support import fuzz_settings, no_hang, watch_writes
+from seed_sites import assemble_seed_site
+from vramsite.errors import InputError
+from vramsite.publish.site import SiteBuild
+from vramsite.render.content import page_meta, read_content, render_content
+from vramsite.render.scope import HTML, MD, Scope
+
+NAME = "content/en/index.md"
+FRONT = "---\ntitle: Fuzz {{ g.card_count | fig }}\ndescription: fuzzing\n---\n"
+
+TOKENS = [
+    "{{", "}}", "{%", "%}", "{#", "#}", "{##", "##}", "(", ")", "[", "]", ",", ".", "|", "~", "+", "*", "**", "%",
+    "-", "/", "//", "==", "<", "=", ":", "'", '"', "'x'", "\n", " ", "0", "1", "3", "10", "100000", "9" * 30, "1.5",
+    "if", "else", "endif", "for", "in", "endfor", "set", "endset", "macro", "endmacro", "call", "endcall", "block",
+    "endblock", "with", "endwith", "filter", "endfilter", "raw", "endraw", "include", "import", "extends", "from",
+    "not", "and", "or", "is", "defined", "none", "true", "recursive", "loop", "loop.index", "caller", "self", "super",
+    "namespace", "range", "lipsum", "cycler", "joiner", "dict", "scope", "inline", "g", "g.models", "g.gpus",
+    "g.data", "g.data.gpus", "model", "gpu", "cell", "'70B'", "'a40'", "params", "card", "site", "site.name",
+    "pricing", "locale", "facts", "table", "chart", "stats", "link", "gpu_link", "msg", "_", "ngettext",
+    "fig", "num", "usd", "names", "date", "explain", "tokens", "join", "map", "attribute", "list", "length",
+    "attr", "format", "safe", "e", "upper", "sort", "first", ".name", ".memory", ".value", ".__class__",
+    ".__globals__", ".__init__", ".mro", "._scope", ".append", ".update", ".format", ".gi_frame", "x", "ns", "ns.x",
+    "![](https://evil.example/t.png)", "<script>", "&amp;", "# ", "- ", "1. ", "{#evil}", "`", "\\",
+]
+
+FRAGMENTS = [
+    "{{ g.card_count | fig }}", "{% for m in g.models %}{{ m.name }}{% endfor %}", "{{ gpu_link(gpu('a40')) }}",
+    "{{ 2 ** 100000 }}", "{{ 'x' * 10 ** 8 }}", "{% for i in range(10000) %}{% for j in range(10000) %}"
+    "{% endfor %}{% endfor %}", "{% set ns = namespace(x='a') %}", "{% macro f(n) %}{{ f(n) }}{% endmacro %}",
+    "{{ table('cost') }}", "{{ g.__class__ }}", "{{ scope.build }}",
+]
+
+
+@pytest.fixture(scope="module")
+def page(tmp_path_factory):
+    """A build of the seed site, and the English index page's two scopes."""
+    root = assemble_seed_site(tmp_path_factory.mktemp("fuzz-content") / "site", "000")
+    build = SiteBuild(root)
+    locale = next(locale for locale in build.data.site.locales if locale.segment == "en")
+    scopes = [Scope(build, locale, mode, "en/index.html") for mode in (MD, HTML)]
+    return root, build, scopes
+
+
+def render(root: Path, build, scopes, body: str) -> None:
+    path = root / NAME
+    path.write_text(FRONT + body, encoding="utf-8")
+    source = read_content(path, NAME, build.content_env)
+    for scope in scopes:
+        page_meta(source, scope.content_context())
+        render_content(source, source.template, scope.content_context())
+
+
+@fuzz_settings(max_examples=100)
+@given(st.lists(st.one_of(st.sampled_from(TOKENS), st.sampled_from(FRAGMENTS), st.text(max_size=6)), max_size=30))
+def test_any_content_body_renders_or_fails_with_a_located_problem(page, pieces):
+    root, build, scopes = page
+    body = " ".join(pieces)
+    lines = (FRONT + body).replace("\r\n", "\n").replace("\r", "\n").count("\n") + 1  # as the file reads back
+    with no_hang(), watch_writes(root) as writes:
+        try:
+            render(root, build, scopes, body)
+        except InputError as error:
+            for problem in error.problems:
+                assert problem.file == NAME, str(error)
+                assert problem.line is not None and 1 <= problem.line <= lines, str(error)
+                assert "\n" not in str(problem), str(error)
+                assert "Hang" not in problem.message, "rendering ran past the hang guard"
+    assert writes == []
+
+
+def test_the_fuzz_target_renders_a_plain_body(page):
+    root, build, scopes = page
+    render(root, build, scopes, "Plain {{ g.card_count | fig }} text.\n")
+    with pytest.raises(InputError, match=r"content/en/index\.md:6: not allowed in content"):
+        render(root, build, scopes, "one\n{{ g.__class__ }}\n")

@@ -1,0 +1,493 @@
+"""What content can reach, and how much work one rendering of it may do.
+
+Content files are untrusted input. Their expressions run in
+``ContentEnvironment``, a Jinja sandbox that works from an allowlist: an
+attribute, item or call is allowed only on a value of a listed type, only by
+a listed name, and only when what it gives back is of a listed type too. The
+list holds figures, numbers and text, tuples, lists and dicts, the
+calculation's views and records, the frozen data model, page facts, and the
+page's own functions (``ContentApi`` in ``scope.py``). Nothing else, no
+build, environment, template, loader, path, module or function internals, is
+reachable by any attribute chain or call. Methods that change a value
+(``list.append``, ``dict.update``) are not listed.
+
+Content cannot include, import or extend templates, and each rendering is
+bounded: ``range`` and repeats, powers and joins have caps, and a rendering
+stops once it has taken too many steps (calls and loop rounds), produced too
+much text, or run too long. Exceeding a bound fails the build with a located
+message, like any other content error.
+
+``expose(cls)`` adds a record type (and its subclasses) whose public
+attributes and methods content may use; ``vramsite.facts.base.Facts`` is one.
+"""
+
+from __future__ import annotations
+
+import datetime
+import functools
+import inspect
+import time
+import types
+from dataclasses import dataclass
+from decimal import Decimal
+
+from jinja2 import TemplateSyntaxError, nodes, pass_context
+from jinja2.exceptions import SecurityError
+from jinja2.filters import FILTERS as JINJA_FILTERS
+from jinja2.filters import _GroupTuple
+from jinja2.runtime import LoopContext, Macro, Undefined
+from jinja2.sandbox import SandboxedEnvironment, is_internal_attribute
+from jinja2.utils import Namespace
+from jinja2.visitor import NodeTransformer
+from markupsafe import Markup
+
+MAX_TEXT = 1_000_000
+"""Characters (or items) in one value: a string, a list, a dict."""
+MAX_OUTPUT = 2_000_000
+"""Characters one rendering of a content file may produce, counted as it is produced."""
+MAX_STEPS = 100_000
+"""Calls and loop rounds in one rendering."""
+MAX_SECONDS = 10.0
+"""Wall-clock time of one rendering."""
+MAX_RANGE = 10_000
+MAX_INT_BITS = 4_096
+"""Size of an integer a product or power may make (about 1,200 digits)."""
+MAX_DIGITS = 1_000
+"""Digits of a decimal a calculation in content may make."""
+MAX_BLOCKS = 200
+"""Tables, charts and stats blocks one rendering may show."""
+
+CODE_VERSION = "content-sandbox-1"
+"""Part of the compiled code's cache key: the guards below are compiled into every content template."""
+
+PAGE = "vramsite:page"
+"""Context key of the page's text pieces (what the filters format with); no template can name it."""
+BUDGET = "vramsite:budget"
+"""Context key of the rendering's ``Budget``; no template can name it."""
+
+_ITERATE, _OUTPUT, _TEXT = "vramsite:iterate", "vramsite:output", "vramsite:text"
+
+BOUNDED_JINJA_FILTERS = (
+    "abs", "attr", "capitalize", "count", "default", "d", "dictsort", "filesizeformat", "first", "float",
+    "groupby", "int", "items", "last", "length", "list", "lower", "map", "max", "min", "reject", "rejectattr",
+    "reverse", "round", "select", "selectattr", "sort", "string", "striptags", "sum", "title", "trim",
+    "truncate", "unique", "upper", "urlencode", "wordcount",
+)
+"""Jinja's filters that content keeps. Left out: those that make markup from text (safe, forceescape,
+urlize, xmlattr, tojson, indent), pad or repeat to a size the caller names (center, wordwrap, format,
+replace, batch, slice), and random and pprint (output that changes from build to build)."""
+
+
+class LimitExceeded(Exception):
+    """A content expression went past one of the bounds above."""
+
+
+# -- the allowlist -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Access:
+    """What content may do with a value of one type."""
+
+    attributes: frozenset[str] | None = frozenset()
+    """Names it may read; None: every public attribute (records)."""
+    calls: frozenset[str] | None = frozenset()
+    """Methods it may call; None: every public method (records)."""
+    items: bool = False
+    """Whether ``value[key]`` is allowed."""
+
+    def may_read(self, name: str) -> bool:
+        return self.attributes is None or name in self.attributes
+
+    def may_call(self, name: str) -> bool:
+        return (self.calls is None and not name.startswith("_")) or (self.calls is not None and name in self.calls)
+
+
+NOTHING = Access()
+RECORD = Access(attributes=None, calls=None)
+_TEXT_METHODS = frozenset({
+    "capitalize", "casefold", "count", "endswith", "find", "index", "isalnum", "isalpha", "isdigit", "islower",
+    "isnumeric", "isspace", "istitle", "isupper", "join", "lower", "lstrip", "partition", "removeprefix",
+    "removesuffix", "rfind", "rindex", "rpartition", "rsplit", "rstrip", "split", "splitlines", "startswith",
+    "strip", "swapcase", "title", "upper",
+})
+_MARKUP_METHODS = frozenset({"striptags", "unescape", "strip", "lstrip", "rstrip", "startswith", "endswith"})
+_SEQUENCE_METHODS = frozenset({"count", "index"})
+_DICT_METHODS = frozenset({"get", "items", "keys", "values"})
+_LOOP_NAMES = frozenset({"index", "index0", "revindex", "revindex0", "first", "last", "length", "depth", "depth0",
+                         "previtem", "nextitem", "cycle", "changed"})
+
+_ACCESS: dict[type, Access] = {
+    type(None): NOTHING, bool: NOTHING, int: NOTHING, float: NOTHING, Decimal: NOTHING,
+    datetime.date: NOTHING, datetime.datetime: NOTHING,
+    str: Access(_TEXT_METHODS, _TEXT_METHODS, items=True),
+    Markup: Access(_MARKUP_METHODS, _MARKUP_METHODS, items=True),
+    tuple: Access(_SEQUENCE_METHODS, _SEQUENCE_METHODS, items=True),
+    list: Access(_SEQUENCE_METHODS, _SEQUENCE_METHODS, items=True),
+    range: Access(frozenset({"start", "stop", "step"}) | _SEQUENCE_METHODS, _SEQUENCE_METHODS, items=True),
+    dict: Access(_DICT_METHODS, _DICT_METHODS, items=True),
+    frozenset: NOTHING, set: NOTHING,
+    type({}.keys()): NOTHING, type({}.values()): NOTHING, type({}.items()): NOTHING,
+    Namespace: Access(attributes=None, calls=frozenset(), items=True),
+    LoopContext: Access(_LOOP_NAMES, frozenset({"cycle", "changed"})),
+    Macro: NOTHING,
+}
+_RECORD_BASES: list[type] = []
+_STATIC_FUNCTIONS: set = set()
+_RESOLVED: dict[type, Access | None] = {}
+
+
+def expose(cls: type, access: Access = RECORD) -> type:
+    """Let content use values of ``cls`` and its subclasses: by default every public attribute and method.
+
+    Usable as a class decorator. Only for pure objects: whatever an exposed
+    method returns must itself be of an exposed type, or content cannot use it.
+    """
+    if access is RECORD:
+        _RECORD_BASES.append(cls)
+    else:
+        _ACCESS[cls] = access
+    _RESOLVED.clear()
+    return cls
+
+
+def access_of(cls: type) -> Access | None:
+    """What content may do with values of ``cls``; None: nothing, not even hold one."""
+    if cls not in _RESOLVED:
+        _RESOLVED[cls] = _resolve(cls)
+    return _RESOLVED[cls]
+
+
+def _resolve(cls: type) -> Access | None:
+    for base in cls.__mro__:
+        if base in _ACCESS:
+            return _ACCESS[base]
+        if base in _RECORD_BASES:
+            _STATIC_FUNCTIONS.update(_static_methods(cls))
+            return RECORD
+    return None
+
+
+def _static_methods(cls: type) -> list:
+    found = []
+    for name in dir(cls):
+        if not name.startswith("_") and isinstance(inspect.getattr_static(cls, name, None), staticmethod):
+            found.append(getattr(cls, name))
+    return found
+
+
+def is_allowed_callable(obj) -> bool:
+    """A page function, a method content may call, a content macro or loop, ``range`` or ``namespace``."""
+    if isinstance(obj, (Macro, LoopContext)) or obj is Namespace or obj is content_range:
+        return True
+    if isinstance(obj, (types.MethodType, types.BuiltinMethodType)):
+        owner = getattr(obj, "__self__", None)
+        access = None if owner is None or isinstance(owner, type) else access_of(type(owner))
+        return access is not None and access.may_call(obj.__name__)
+    return isinstance(obj, types.FunctionType) and obj in _STATIC_FUNCTIONS
+
+
+def is_allowed_value(value) -> bool:
+    return isinstance(value, Undefined) or access_of(type(value)) is not None or is_allowed_callable(value)
+
+
+def _kind(value) -> str:
+    return type(value).__name__
+
+
+# -- bounds ----------------------------------------------------------------------
+
+
+class Budget:
+    """What one rendering of a content file has used so far."""
+
+    def __init__(self):
+        self.steps = self.output = self.blocks = self.allowance = 0
+        self.deadline: float | None = None
+        self.last_block: str | None = None
+
+    def step(self) -> None:
+        self.steps += 1
+        if self.steps > MAX_STEPS:
+            raise LimitExceeded(f"more than {MAX_STEPS:,} calls and loop rounds in one page")
+        now = time.monotonic()
+        if self.deadline is None:
+            self.deadline = now + MAX_SECONDS
+        elif now > self.deadline:
+            raise LimitExceeded(f"the page took longer than {MAX_SECONDS:g} seconds to render")
+
+    def produced(self, count: int) -> None:
+        self.output += count
+        if self.output > MAX_OUTPUT + self.allowance:
+            raise LimitExceeded(f"the page's text grew past {MAX_OUTPUT + self.allowance:,} characters")
+
+    def block(self, made: str) -> str:
+        """Count one table, chart or stats block the engine ``made`` for the page, and hand it on.
+
+        A block's size follows the data (a grid of many cards and models), not the
+        content, so it raises the page's output allowance by its own length once.
+        """
+        self.blocks += 1
+        if self.blocks > MAX_BLOCKS:
+            raise LimitExceeded(f"more than {MAX_BLOCKS} tables, charts and stats blocks in one page")
+        self.allowance += len(made)
+        self.last_block = made
+        return made
+
+
+def budget_of(context) -> Budget:
+    budget = context.get(BUDGET)
+    if budget is None:
+        raise RuntimeError("content rendered without a budget: use Scope.content_context()")
+    return budget
+
+
+def check_size(value):
+    """``value`` itself, if it is not longer than ``MAX_TEXT``."""
+    if isinstance(value, (str, list, tuple, dict)) and len(value) > MAX_TEXT:
+        raise LimitExceeded(f"a value of more than {MAX_TEXT:,} characters or items")
+    return value
+
+
+def content_range(*args) -> range:
+    """``range`` with at most ``MAX_RANGE`` numbers."""
+    numbers = range(*args)
+    try:
+        count = len(numbers)
+    except OverflowError:
+        count = MAX_RANGE + 1
+    if count > MAX_RANGE:
+        raise LimitExceeded(f"range() of more than {MAX_RANGE:,} numbers")
+    return numbers
+
+
+def _check_operation(operator: str, left, right) -> None:
+    if operator == "%" and isinstance(left, str):
+        raise SecurityError("content cannot format text with %: use the filters (fig, num, names, ...)")
+    integers = isinstance(left, int) and isinstance(right, int)
+    if operator == "**":
+        if integers and right > 0 and abs(left) > 1 and abs(left).bit_length() * right > MAX_INT_BITS:
+            raise LimitExceeded(f"a power larger than {MAX_INT_BITS} bits")
+        if isinstance(right, (int, float, Decimal)) and abs(right) > MAX_INT_BITS:
+            raise LimitExceeded(f"an exponent larger than {MAX_INT_BITS}")
+    elif operator == "*":
+        if integers and left.bit_length() + right.bit_length() > MAX_INT_BITS:
+            raise LimitExceeded(f"a product larger than {MAX_INT_BITS} bits")
+        for sequence, count in ((left, right), (right, left)):
+            if isinstance(sequence, (str, list, tuple)) and isinstance(count, int) and len(sequence) * count > MAX_TEXT:
+                raise LimitExceeded(f"a repeat of more than {MAX_TEXT:,} characters or items")
+    elif operator == "+" and isinstance(left, (str, list, tuple)) and isinstance(right, (str, list, tuple)):
+        if len(left) + len(right) > MAX_TEXT:
+            raise LimitExceeded(f"a value of more than {MAX_TEXT:,} characters or items")
+
+
+def _check_number(value):
+    """``value`` itself, if it is not a decimal of more than ``MAX_DIGITS`` digits (1e999999 formats slowly)."""
+    if isinstance(value, Decimal) and value.is_finite() and value and abs(value.adjusted()) > MAX_DIGITS:
+        raise LimitExceeded(f"a number of more than {MAX_DIGITS:,} digits")
+    return value
+
+
+# -- guards compiled into every content template --------------------------------
+
+
+@pass_context
+def _iterate(context, iterable):
+    """A loop's items, one budget step each."""
+    budget = budget_of(context)
+    for item in iterable:
+        budget.step()
+        yield item
+
+
+@pass_context
+def _count_output(context, value):
+    budget_of(context).produced(len(value) if isinstance(value, str) else len(str(value)))
+    return value
+
+
+class _Guards(NodeTransformer):
+    """Route loops, output and ``~`` joins through the bounds; refuse template-loading tags."""
+
+    REFUSED = {nodes.Extends: "extends", nodes.Include: "include", nodes.Import: "import",
+               nodes.FromImport: "from ... import"}
+
+    def generic_visit(self, node, *args, **kwargs):
+        tag = self.REFUSED.get(type(node))
+        if tag is not None:
+            raise TemplateSyntaxError(f"content cannot use {{% {tag} %}}: it may not load other templates",
+                                      node.lineno)
+        return super().generic_visit(node, *args, **kwargs)
+
+    def visit_For(self, node: nodes.For):
+        node = self.generic_visit(node)
+        node.iter = _guard(node.iter, _ITERATE)
+        return node
+
+    def visit_Output(self, node: nodes.Output):
+        node = self.generic_visit(node)
+        node.nodes = [_guard(child, _OUTPUT) for child in node.nodes]
+        return node
+
+    def visit_Concat(self, node: nodes.Concat):
+        return _guard(self.generic_visit(node), _TEXT)
+
+
+def _guard(node: nodes.Expr, name: str) -> nodes.Filter:
+    return nodes.Filter(node, name, [], [], None, None, lineno=node.lineno)
+
+
+# -- text --------------------------------------------------------------------------
+
+
+@pass_context
+def _finalize(context, value):
+    """What ``{{ }}`` prints: markup as it is, numbers as they are, anything else as text (escaped)."""
+    if isinstance(value, Markup) or (isinstance(value, (int, float, Decimal)) and not isinstance(value, bool)):
+        return value
+    page = context.get(PAGE)
+    return page.text(str(value)) if page is not None else value
+
+
+@pass_context
+def _escape(context, value):
+    return value if isinstance(value, Markup) else context[PAGE].text(str(value))
+
+
+@pass_context
+def _join(context, value, separator: str = "", attribute=None):
+    """Jinja's join, with each piece that is not markup escaped for the page."""
+    if attribute is not None:
+        getter = context.environment.getattr
+        value = [getter(item, attribute) for item in value]
+    pieces = [_escape(context, item) for item in value]
+    return check_size(Markup(_escape(context, separator)).join(pieces))
+
+
+def _bounded(filter_function):
+    @functools.wraps(filter_function)
+    def apply(*args, **kwargs):
+        return check_size(filter_function(*args, **kwargs))
+
+    return apply
+
+
+# -- the environment -------------------------------------------------------------------
+
+
+class ContentEnvironment(SandboxedEnvironment):
+    """A sandbox for content: allowlisted types only, bounded work, data printed as text."""
+
+    intercepted_binops = frozenset({"**", "*", "+", "%", "/", "//"})
+    code_version = CODE_VERSION
+
+    def __init__(self, **options):
+        super().__init__(finalize=_finalize, **options)
+        self.globals = {"range": content_range, "namespace": Namespace}
+        self.filters = {name: _bounded(JINJA_FILTERS[name]) for name in BOUNDED_JINJA_FILTERS}
+        self.filters.update({"e": _escape, "escape": _escape, "join": _join,
+                             _ITERATE: _iterate, _OUTPUT: _count_output, _TEXT: check_size})
+
+    def _parse(self, source, name, filename):
+        return _Guards().visit(super()._parse(source, name, filename))
+
+    # Attribute and item access --------------------------------------------------
+
+    def is_safe_attribute(self, obj, attr: str, value) -> bool:
+        access = access_of(type(obj))
+        return (access is not None and isinstance(attr, str) and not attr.startswith("_")
+                and not is_internal_attribute(obj, attr) and access.may_read(attr) and is_allowed_value(value))
+
+    def is_safe_callable(self, obj) -> bool:
+        return is_allowed_callable(obj)
+
+    def getattr(self, obj, attribute):
+        if isinstance(obj, Undefined):
+            return obj
+        access = self._access(obj)
+        if not isinstance(attribute, str) or attribute.startswith("_") or is_internal_attribute(obj, attribute):
+            raise SecurityError(f"content cannot read {attribute!r} of a {_kind(obj)}")
+        if access.may_read(attribute):
+            try:
+                return self._checked(obj, attribute, getattr(obj, attribute))
+            except AttributeError:
+                pass
+        elif hasattr(obj, attribute):
+            raise SecurityError(f"content cannot read {attribute!r} of a {_kind(obj)}")
+        if access.items:
+            try:
+                return self._checked(obj, attribute, obj[attribute])
+            except (TypeError, LookupError):
+                pass
+        return self.undefined(obj=obj, name=attribute)
+
+    def getitem(self, obj, argument):
+        if isinstance(obj, Undefined):
+            return obj
+        if self._access(obj).items:
+            try:
+                return self._checked(obj, argument, obj[argument])
+            except (TypeError, LookupError):
+                pass
+        if isinstance(argument, str):
+            return self.getattr(obj, argument)
+        return self.undefined(obj=obj, name=argument)
+
+    def _access(self, obj) -> Access:
+        access = access_of(type(obj))
+        if access is None:
+            raise SecurityError(f"content cannot use a {_kind(obj)}")
+        return access
+
+    def _checked(self, obj, name, value):
+        if not is_allowed_value(value):
+            raise SecurityError(f"content cannot use {name!r} of a {_kind(obj)}: it is a {_kind(value)}")
+        return value
+
+    def unsafe_undefined(self, obj, attribute):
+        raise SecurityError(f"content cannot read {attribute!r} of a {_kind(obj)}")
+
+    # Calls and operators ----------------------------------------------------------
+
+    def call(__self, __context, __obj, *args, **kwargs):  # noqa: N805 - Jinja's signature
+        budget_of(__context).step()
+        if isinstance(__obj, Undefined):
+            return __obj()  # raises what is undefined
+        if not is_allowed_callable(__obj):
+            raise SecurityError(f"content cannot call a {_kind(__obj)}")
+        result = __context.call(__obj, *args, **kwargs)
+        if not is_allowed_value(result):
+            raise SecurityError(f"content cannot use the {_kind(result)} that {getattr(__obj, '__name__', 'a call')}"
+                                f"() returns")
+        if result is budget_of(__context).last_block:  # the engine's block, sized by the data: counted above
+            return result
+        return check_size(result)
+
+    def call_binop(self, context, operator: str, left, right):
+        budget_of(context).step()
+        _check_operation(operator, left, right)
+        return _check_number(self.binop_table[operator](left, right))
+
+
+# -- what content reads: the calculation, the data model, page facts -------------------
+
+
+def _expose_defaults() -> None:
+    import dataclasses
+
+    from ..calc import figure, guide, lookup, memory
+    from ..facts.base import Facts
+    from ..load import model
+    from ..tables import model as pieces
+
+    for cls in (figure.Figure, figure.Formula, guide.Guide, guide.ModelView, guide.GpuView, memory.MemoryNeed,
+                lookup.Lookup, lookup.Configuration, pieces.Text, pieces.Msg, pieces.Fig, pieces.Link, pieces.Flag,
+                pieces.Names, Facts):
+        expose(cls)
+    for cls in vars(model).values():  # the frozen data model, record by record
+        if isinstance(cls, type) and cls.__module__ == model.__name__ and dataclasses.is_dataclass(cls):
+            expose(cls)
+    expose(_GroupTuple, Access(frozenset({"grouper", "list"}) | _SEQUENCE_METHODS, _SEQUENCE_METHODS, items=True))
+
+
+_expose_defaults()
