@@ -4,31 +4,55 @@ from __future__ import annotations
 
 import argparse
 import sys
+import traceback
 from pathlib import Path
 
-from .errors import InputError
+from .errors import InputError, in_words
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 COMMANDS = ("build", "check", "serve", "diff")
+GLOBAL_OPTIONS = ("--debug",)
+INPUT_PROBLEM, FAILURE, INTERRUPTED = 1, 2, 130
+"""Exit statuses: problems in the editor's input; anything else that failed; Ctrl-C."""
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = _parser()
-    args = parser.parse_args(_default_command(sys.argv[1:] if argv is None else argv))
     try:
-        return args.run(args)
-    except InputError as error:
-        for problem in error.problems:
-            print(problem, file=sys.stderr)
-        count = len(error.problems)
-        print(f"{count} problem{'s' if count != 1 else ''}; nothing was written.", file=sys.stderr)
-        return 1
+        args = _parser().parse_args(_default_command(sys.argv[1:] if argv is None else argv))
+        try:
+            return args.run(args)
+        except InputError as error:
+            for problem in error.problems:
+                print(problem, file=sys.stderr)
+            count = len(error.problems)
+            print(f"{count} problem{'s' if count != 1 else ''}; nothing was written.", file=sys.stderr)
+            return INPUT_PROBLEM
+        except Exception as error:  # noqa: BLE001 - a fault of this machine or of this program: one line
+            return _report_failure(args, error)
+    except KeyboardInterrupt:
+        return INTERRUPTED
+
+
+def _report_failure(args, error: Exception) -> int:
+    """One line saying what failed; with --debug, the whole traceback instead."""
+    if args.debug:
+        traceback.print_exc()
+        worker_traceback = getattr(error, "worker_traceback", "")
+        if worker_traceback:
+            print(f"In the build worker:\n{worker_traceback}", file=sys.stderr, end="")
+    else:
+        print(f"build.py: {args.command} failed: {in_words(error)} (--debug shows where)", file=sys.stderr)
+    return FAILURE
 
 
 def _default_command(argv: list[str]) -> list[str]:
-    """`build.py` alone, or with only options, means `build.py build`."""
-    if not argv or (argv[0] not in COMMANDS and argv[0] not in ("-h", "--help")):
-        return ["build", *argv]
+    """`build.py` alone, or with only options, means `build.py build`; --debug may come before the command."""
+    lead = 0
+    while lead < len(argv) and argv[lead] in GLOBAL_OPTIONS:
+        lead += 1
+    rest = argv[lead:]
+    if not rest or (rest[0] not in COMMANDS and rest[0] not in ("-h", "--help")):
+        return [*argv[:lead], "build", *rest]
     return argv
 
 
@@ -36,6 +60,7 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="build.py", description="Build the GPU-sizing guide site from data/, content/, templates/ and locales/.",
         epilog="Without a command, build.py builds. Editing guide: docs/editing.md.")
+    _debug_option(parser, default=False)
     commands = parser.add_subparsers(dest="command", required=True, metavar="{build,check,serve,diff}")
 
     build = commands.add_parser(
@@ -56,6 +81,9 @@ def _parser() -> argparse.ArgumentParser:
                     "write nothing. Exits 1 if there is any problem.")
     _site_option(check)
     _jobs_option(check)
+    check.add_argument("--base", metavar="REV",
+                       help="also warn where data/prices.yaml's prices differ from those at git revision REV "
+                            "while its updated: date does not (the check still passes)")
     check.set_defaults(run=_check)
 
     serve = commands.add_parser(
@@ -64,7 +92,7 @@ def _parser() -> argparse.ArgumentParser:
                     "under data/, content/, templates/ and locales/ and rebuilds if there are any; while the build "
                     "fails, every page shows the list of problems instead. Writes nothing. Stop with Ctrl-C.")
     _site_option(serve)
-    serve.add_argument("--port", type=int, default=8000, help="port to listen on (default: 8000; 0 picks a free one)")
+    serve.add_argument("--port", type=_port, default=8000, help="port to listen on (default: 8000; 0 picks a free one)")
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1, this machine only)")
     serve.set_defaults(run=_serve)
 
@@ -77,7 +105,14 @@ def _parser() -> argparse.ArgumentParser:
     diff.add_argument("rev", metavar="REV", help="git revision to compare with: main, origin/main, HEAD~1, a sha")
     _site_option(diff)
     diff.set_defaults(run=_diff)
+    for command in (build, check, serve, diff):
+        _debug_option(command, default=argparse.SUPPRESS)  # after the command too; not given: the global value
     return parser
+
+
+def _debug_option(parser: argparse.ArgumentParser, default) -> None:
+    parser.add_argument("--debug", action="store_true", default=default,
+                        help="when something other than the input fails, show the full traceback instead of one line")
 
 
 def _site_option(parser: argparse.ArgumentParser) -> None:
@@ -94,6 +129,12 @@ def _jobs_option(parser: argparse.ArgumentParser) -> None:
 def _positive(text: str) -> int:
     if not text.isdigit() or int(text) < 1:
         raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}")
+    return int(text)
+
+
+def _port(text: str) -> int:
+    if not text.isdigit() or int(text) > 65535:
+        raise argparse.ArgumentTypeError(f"expected a port number from 0 to 65535, got {text!r}")
     return int(text)
 
 
@@ -114,20 +155,27 @@ def _render(args) -> dict[str, bytes]:
 
 
 def _build(args) -> int:
-    from .publish import stamp
+    import os
 
-    out = args.out or args.site / "site"
+    from .publish import output, stamp
+
+    # site/../site means site: the system would read ".." after following the link site is
+    out = Path(os.path.abspath(args.out or args.site / "site"))
+    output.check_location(out, args.site)
     digest = stamp.input_digest(args.site)
     if not args.force and stamp.is_current(args.site, out, digest):
         print(f"no input changed since the last build into {out}: 0 written, 0 removed")
         return 0
     stamp.forget(args.site)
 
+    from .publish.lock import locked
     from .publish.writer import write_site
 
     files = _render(args)
-    report = write_site(files, out)
-    stamp.record(args.site, out, digest, files)
+    output.check_contents(out, files)
+    with locked(out):  # the stamp too: it must describe the site that this build left
+        report = write_site(files, out)
+        stamp.record(args.site, out, digest, [*files, output.MARKER])
     print(f"built {len(files)} files into {out}: {len(report.written)} written, "
           f"{len(report.removed)} removed, {report.unchanged} unchanged")
     return 0
@@ -136,13 +184,23 @@ def _build(args) -> int:
 def _check(args) -> int:
     files = _render(args)
     print(f"no problems found ({len(files)} files rendered in memory, nothing written)")
+    if args.base:
+        from .publish.price_dates import check_dates
+
+        return check_dates(args.site, args.base)
     return 0
 
 
 def _serve(args) -> int:
-    from .publish.serve import serve
+    from .publish.serve import ServeError, serve
 
-    serve(args.site, host=args.host, port=args.port)
+    try:
+        serve(args.site, host=args.host, port=args.port, debug=args.debug)
+    except ServeError as error:
+        if args.debug:
+            raise
+        print(f"build.py: {error}", file=sys.stderr)
+        return FAILURE
     return 0
 
 

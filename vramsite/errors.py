@@ -42,3 +42,13 @@ class UnknownId(LookupError):
 
     def __str__(self) -> str:
         return self.args[0]
+
+
+def in_words(error: BaseException) -> str:
+    """A failure as one clause: 'address already in use', 'permission denied: site/en', 'MemoryError'."""
+    if isinstance(error, OSError) and error.strerror:
+        reason = error.strerror[:1].lower() + error.strerror[1:]
+        files = " -> ".join(str(name) for name in (error.filename, error.filename2) if name)
+        return f"{reason}: {files}" if files else reason
+    text = " ".join(str(error).split())  # one line, whatever the message holds
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__

@@ -41,11 +41,14 @@ def download_path(table_id: str, ext: str) -> str:
 
 
 def exact(value: Decimal) -> str:
-    """A Decimal in full, without exponent: 240, 8.28125, 3.3333333333333333333333333333."""
-    value = Decimal(value)
-    if value == value.to_integral_value():
-        return str(value.to_integral_value())
-    return format(value.normalize(), "f")
+    """A Decimal in full, as plain digits: 240 (also from 2.4E+2 or 240.00), 8.28125, 0.0000001, 0 (never -0).
+
+    Written out digit by digit (never ``normalize``, which rounds to the context's precision).
+    """
+    text = format(Decimal(value), "f")
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return "0" if text == "-0" else text
 
 
 def neutral_text(piece) -> str:

@@ -8,6 +8,11 @@ items' order, so the output does not depend on how many workers ran.
 
 Where ``os.fork`` is missing (Windows), or other threads are running (the
 preview server), everything runs in this process, one item after another.
+
+A worker dies with the build that forked it, however the build dies (SIGKILL
+included): on Linux the kernel kills it (``PR_SET_PDEATHSIG``), which works
+even while the worker is busy in C code; elsewhere a thread of the worker
+watches for the parent to go away.
 """
 
 from __future__ import annotations
@@ -15,7 +20,9 @@ from __future__ import annotations
 import os
 import pickle
 import signal
+import sys
 import threading
+import time
 import traceback
 from collections.abc import Callable, Sequence
 from typing import TypeVar
@@ -24,8 +31,20 @@ Item = TypeVar("Item")
 Result = TypeVar("Result")
 
 
+PR_SET_PDEATHSIG = 1
+"""prctl option: the signal this process gets when the thread that forked it ends (linux/prctl.h)."""
+ORPHAN_POLL_SECONDS = 0.2
+
+
 class WorkerFailed(RuntimeError):
-    """A forked worker raised an exception or stopped without a result."""
+    """A forked worker raised an exception or stopped without a result.
+
+    The message is one line; ``worker_traceback`` holds the worker's whole traceback, if it raised.
+    """
+
+    def __init__(self, message: str, worker_traceback: str = ""):
+        super().__init__(message)
+        self.worker_traceback = worker_traceback
 
 
 def usable_cores() -> int:
@@ -72,6 +91,7 @@ def map_in_workers(function: Callable[[Item], Result], items: Sequence[Item], wo
 
 
 def _fork(function: Callable, items: list) -> tuple[int, int]:
+    parent = os.getpid()
     read, write = os.pipe()
     pid = os.fork()
     if pid:
@@ -80,6 +100,7 @@ def _fork(function: Callable, items: list) -> tuple[int, int]:
     # The child: never return into the parent's code, whatever happens.
     status = 1
     try:
+        _die_with(parent)
         os.close(read)
         try:
             payload = pickle.dumps((True, [function(item) for item in items]), protocol=pickle.HIGHEST_PROTOCOL)
@@ -92,6 +113,35 @@ def _fork(function: Callable, items: list) -> tuple[int, int]:
         os._exit(status)
 
 
+def _die_with(parent: int) -> None:
+    """Make this worker end as soon as ``parent`` does, so that no killed build leaves workers behind."""
+    if not _kernel_kills_orphan():
+        threading.Thread(target=_exit_once_orphaned, args=(parent,), name="watch-parent", daemon=True).start()
+    if os.getppid() != parent:  # the parent died before the line above took effect
+        os._exit(1)
+
+
+def _kernel_kills_orphan() -> bool:
+    """Ask Linux to SIGKILL this process when its parent ends; False where that cannot be asked."""
+    if not sys.platform.startswith("linux"):
+        return False
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        # Tied to the forking thread, not the process: fine, as workers are forked only while the
+        # parent runs a single thread (can_fork).
+        return libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def _exit_once_orphaned(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(ORPHAN_POLL_SECONDS)
+    os._exit(1)
+
+
 def _collect(pid: int, pipe: int) -> list:
     with os.fdopen(pipe, "rb") as stream:
         payload = stream.read()
@@ -100,8 +150,14 @@ def _collect(pid: int, pipe: int) -> list:
         raise WorkerFailed(f"a build worker stopped without a result (wait status {status})")
     succeeded, value = pickle.loads(payload)
     if not succeeded:
-        raise WorkerFailed(f"a build worker failed:\n{value}")
+        raise WorkerFailed(f"a build worker failed: {_last_line(value)}", value)
     return value
+
+
+def _last_line(text: str) -> str:
+    """The exception a traceback ends with: 'ValueError: three is not allowed'."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return lines[-1] if lines else "no detail"
 
 
 def _reap(pid: int) -> int:

@@ -8,6 +8,10 @@ which a site falls back on) with those of the last build, and rebuilds if
 any changed, appeared or went away. While a build fails, every request
 gets an HTML page listing the problems (file:line: field: message); the next
 request after the fix shows the site again.
+
+Requests are answered on threads of their own. One lock covers checking the
+sources and rebuilding, so a change is built once however many requests
+arrive meanwhile, and each request serves one whole build, never a mix.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from ..errors import InputError, Problem
+from ..errors import InputError, Problem, in_words
 from .site import ENGINE_ROOT, render_site
 
 WATCHED = ("data", "content", "templates", "locales")
@@ -43,14 +47,23 @@ TEXT_TYPES = {
 }
 
 
+LISTEN_BACKLOG = 1024
+"""Connections the system queues while every thread is busy (the standard library's 5 drops a browser's burst)."""
+
+
+class ServeError(Exception):
+    """The preview cannot start: the address is taken, not this machine's, or not allowed."""
+
+
 class PreviewSite:
     """The site as last built from ``root``, rebuilt on demand when a source file changed."""
 
     def __init__(self, root: Path, render: Callable[[Path], dict[str, bytes]] = render_site,
-                 log: Callable[[str], None] | None = None):
+                 log: Callable[[str], None] | None = None, debug: bool = False):
         self.root = Path(root)
         self.render = render
-        self.log = log or (lambda message: print(message, file=sys.stderr, flush=True))
+        self.log = log or _print
+        self.debug = debug
         self.files: dict[str, bytes] = {}
         self.problems: list[Problem] = []
         self.builds = 0
@@ -97,7 +110,8 @@ class PreviewSite:
         except Exception as error:  # noqa: BLE001 - a preview shows any failure instead of dying
             self.files = {}
             self.problems = [Problem("(build)", None, "", f"the build crashed: {type(error).__name__}: {error}")]
-            self.log(traceback.format_exc())
+            if self.debug:
+                self.log(traceback.format_exc())
         seconds = time.monotonic() - started
         if self.problems:
             count = len(self.problems)
@@ -163,6 +177,29 @@ def content_type(path: str) -> str:
     return kind
 
 
+def _print(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+class PreviewServer(ThreadingHTTPServer):
+    """One thread per request, a real listen backlog, and one line (not a traceback) when a request fails."""
+
+    request_queue_size = LISTEN_BACKLOG
+    daemon_threads = True
+
+    def __init__(self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler], site: PreviewSite):
+        self.site = site
+        super().__init__(address, handler)
+
+    def handle_error(self, request, client_address) -> None:
+        error = sys.exc_info()[1]
+        if isinstance(error, ConnectionError):  # the browser went away mid-answer: nothing to report
+            return
+        self.site.log(f"request from {client_address[0]} failed: {type(error).__name__}: {error}")
+        if self.site.debug:
+            self.site.log(traceback.format_exc())
+
+
 def make_handler(site: PreviewSite) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         server_version = "vramsite-preview"
@@ -206,19 +243,29 @@ def make_handler(site: PreviewSite) -> type[BaseHTTPRequestHandler]:
 
 
 def start_server(root: Path, host: str = "127.0.0.1", port: int = 8000,
-                 log: Callable[[str], None] | None = None) -> tuple[ThreadingHTTPServer, PreviewSite]:
-    """A bound server (port 0: any free port) and its site; call ``serve_forever`` to run it."""
-    site = PreviewSite(root, log=log)
-    server = ThreadingHTTPServer((host, port), make_handler(site))
-    server.daemon_threads = True
+                 log: Callable[[str], None] | None = None, debug: bool = False) -> tuple[PreviewServer, PreviewSite]:
+    """A bound server (port 0: any free port) and its site; call ``serve_forever`` to run it.
+
+    Raises ServeError, saying why in words, when the address cannot be listened on.
+    """
+    site = PreviewSite(root, log=log, debug=debug)
+    try:
+        server = PreviewServer((host, port), make_handler(site), site)
+    except (OSError, OverflowError) as error:
+        raise ServeError(f"cannot listen on {_address(host, port)}: {in_words(error)}") from error
     return server, site
 
 
-def serve(root: Path, host: str = "127.0.0.1", port: int = 8000, poll_seconds: float = 1.0) -> None:
+def _address(host: str, port: int) -> str:
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
+def serve(root: Path, host: str = "127.0.0.1", port: int = 8000, poll_seconds: float = 1.0,
+          debug: bool = False) -> None:
     """Run the preview until Ctrl-C; a watcher rebuilds soon after a save so problems print right away."""
-    server, site = start_server(root, host, port)
+    server, site = start_server(root, host, port, debug=debug)
     site.current()
-    address = f"http://{host if ':' not in host else f'[{host}]'}:{server.server_address[1]}/"
+    address = f"http://{_address(host, server.server_address[1])}/"
     print(f"serving {Path(root).resolve()} at {address} (Ctrl-C stops)", file=sys.stderr, flush=True)
     stop = threading.Event()
 
