@@ -160,13 +160,16 @@ class Guide:
         return min(single, key=lambda cell: cell[2].choice.headroom_per_card.value)
 
     def cheapest(self, model_id: str, method_id: str, *, context: int | None = None, batch: int | None = None,
-                 stack: str | None = None, roomy: bool = False) -> Lookup:
-        """The lookup answer under extra conditions: one software stack; with ``roomy``, no card it would fit tightly."""
+                 stack: str | None = None, roomy: bool = False, faster_than: Decimal | None = None) -> Lookup:
+        """The lookup answer under extra conditions: one software stack; with ``roomy``, no card it would fit
+        tightly; with ``faster_than``, only cards with more memory bandwidth (GB/s) than that."""
         model, method = self.data.model(model_id), self.data.method(method_id)
         gpus = tuple(gpu for gpu in self.data.gpus if stack is None or gpu.stack == stack)
         if roomy:
             need = self.need(model, method, context, batch).total
             gpus = tuple(gpu for gpu in gpus if gpu.memory_gb - need.value >= self.data.lookup.tight_single_gb)
+        if faster_than is not None:
+            gpus = tuple(gpu for gpu in gpus if gpu.bandwidth_gbps > faster_than)
         market = Market(gpus, self.data.pricing, self.data.discounts, self.data.lookup)
         return self.lookup(model, method, context, batch, market)
 
@@ -199,6 +202,33 @@ class Guide:
 
     def slowest_memory(self) -> "GpuView":
         return min(self.gpus, key=lambda g: (g.gpu.bandwidth_gbps, g.id))
+
+    def fastest_memory(self) -> "GpuView":
+        return max(self.gpus, key=lambda g: (g.gpu.bandwidth_gbps, g.id))
+
+    def newest_launch(self) -> Figure | None:
+        """The latest launch year among the cards (None when no card states one)."""
+        years = [g.gpu.launched for g in self.gpus if g.gpu.launched]
+        return given(max(years), "year", COUNT, "launched") if years else None
+
+    def slower_than_most(self, gpu_id: str) -> bool:
+        """Whether more than half of the other cards have faster memory than this one."""
+        bandwidth = self.data.gpu(gpu_id).bandwidth_gbps
+        others = [gpu for gpu in self.data.gpus if gpu.id != gpu_id]
+        return sum(gpu.bandwidth_gbps > bandwidth for gpu in others) * 2 > len(others)
+
+    def dearest_per_gb_of_size(self, memory_gb: Decimal, excluding: str | None = None) -> "GpuView | None":
+        """The priced card of this memory size with the highest price per GB."""
+        same = [g for g in self.gpus if g.gpu.memory_gb == memory_gb and g.id != excluding and g.usd_per_gb]
+        return max(same, key=lambda g: (g.usd_per_gb.value, g.id)) if same else None
+
+    def gpus_with_min_order(self) -> tuple["GpuView", ...]:
+        """Cards that cannot be rented one at a time, in data order."""
+        return tuple(g for g in self.gpus if g.min_cards.value > 1)
+
+    def discount(self, cards: int) -> Figure:
+        """The volume discount on an order of ``cards`` cards (0 % where none applies)."""
+        return cost.discount_percent(cards, self.data.discounts)
 
     def cheapest_card(self) -> "GpuView":
         priced = [g for g in self.gpus if g.price is not None]

@@ -12,21 +12,25 @@ from functools import cached_property
 from pathlib import Path
 
 from babel import Locale as BabelLocale
-from jinja2 import (ChoiceLoader, Environment, FileSystemBytecodeCache, FileSystemLoader, StrictUndefined,
+from jinja2 import (ChoiceLoader, Environment, FileSystemBytecodeCache, StrictUndefined,
                     TemplateNotFound, TemplateSyntaxError, select_autoescape)
 from markupsafe import Markup
 
 from ..calc import Guide
 from ..errors import InputError, Problem, UnknownId
+from ..facts import FACTS
 from ..load import load_site
-from ..load.schema import readable_path, schema_problems
+from ..load.pages import PAGES_FILE, read_pages
+from ..load.schema import readable_path
 from ..load.yaml_source import read_yaml
 from ..render.charts import CHARTS, chart_file, render_chart
-from ..render.content import content_environment, layout_problem, page_meta, read_content, render_content
+from ..render.content import (content_environment, html_meta, layout_problem, page_meta, read_content,
+                               render_content)
 from ..render.format import Formatter
 from ..render.i18n import load_catalogs
 from ..render.markdown import make_markdown, section_pairs, strip_heading_ids
 from ..render.scope import HTML, MD, Scope, install_filters
+from ..render.template_files import Utf8FileSystemLoader
 from ..tables import ALL_TABLES
 from . import discovery, downloads
 from .parallel import map_in_workers
@@ -52,6 +56,8 @@ class ContentPage:
     line: int | None = None
     entry: str = ""
     """Where content/pages.yaml declares the page (line, and its entry: pages[pricing]), for messages."""
+    facts: str | None = None
+    """The page-facts builder the content reads as `facts` (vramsite/facts), if any."""
 
 
 def code_cache(root: Path) -> Path:
@@ -68,7 +74,7 @@ def layout_environment(root: Path) -> Environment:
     except OSError:  # a read-only checkout builds without the cache
         cache = None
     env = Environment(
-        loader=ChoiceLoader([FileSystemLoader(str(folder)) for folder in folders if folder.is_dir()]),
+        loader=ChoiceLoader([Utf8FileSystemLoader(str(folder)) for folder in folders if folder.is_dir()]),
         bytecode_cache=FileSystemBytecodeCache(str(cache)) if cache else None,
         autoescape=select_autoescape(["html"], default_for_string=False, default=False),
         undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
@@ -121,6 +127,7 @@ class SiteBuild:
         self._tables: dict = {}
         self._table_uses: dict = {}
         self._sources: dict = {}
+        self._facts: dict = {}
         self._formatters: dict = {}
         self._charts: dict = {}
         self._chart_options: dict = {}
@@ -128,24 +135,19 @@ class SiteBuild:
     # -- sources -------------------------------------------------------------
 
     def _read_pages(self) -> list[ContentPage]:
-        name = "content/pages.yaml"
-        path = self.root / name
-        if not path.is_file():
-            raise InputError([Problem(name, None, "", "file is missing")])
-        document = read_yaml(path, name)
-        problems = schema_problems(document, "pages.schema.json")
-        if problems:
-            raise InputError(problems)
+        name = PAGES_FILE
+        document = read_pages(self.root, self.data)
         pages, problems, claimed = [], [], {}
         for index, item in enumerate(document.value["pages"]):
             source = item.get("source", item["id"])
             line, entry = document.line_of(("pages", index)), readable_path(document, ("pages", index))
             if item.get("each") == "card":
                 made = [ContentPage(item["id"].replace("{card}", gpu.id), source, item["template"], None,
-                                    item.get("params", {}), gpu.id, line, entry) for gpu in self.data.gpus]
+                                    item.get("params", {}), gpu.id, line, entry, item.get("facts"))
+                        for gpu in self.data.gpus]
             else:
                 made = [ContentPage(item["id"], source, item["template"], item.get("nav"), item.get("params", {}),
-                                    None, line, entry)]
+                                    None, line, entry, item.get("facts"))]
             for page in made:
                 if page.id in claimed:  # two pages would write one file in every language
                     first = claimed[page.id]
@@ -367,17 +369,34 @@ class SiteBuild:
         source = self.content_file(path, name)
         out_path = f"{locale.segment}/{page.id}.html"
         card = self.guide.gpu(page.card) if page.card else None
-        md_scope = Scope(self, locale, MD, out_path, page.params, card)
-        html_scope = Scope(self, locale, HTML, out_path, page.params, card)
-        meta = page_meta(source, md_scope.template_context())
-        body_md = strip_heading_ids(render_content(source, source.template, md_scope.template_context()))
-        tokens = self.markdown.parse(render_content(source, source.template, html_scope.template_context()))
+        facts = self.page_facts(page, card)
+        md_scope = Scope(self, locale, MD, out_path, page.params, card, facts)
+        html_scope = Scope(self, locale, HTML, out_path, page.params, card, facts)
+        meta = page_meta(source, md_scope.content_context())
+        body_md = strip_heading_ids(render_content(source, source.template, md_scope.content_context()))
+        tokens = self.markdown.parse(render_content(source, source.template, html_scope.content_context()))
         body_html = self.markdown.renderer.render(tokens, self.markdown.options, {})
         info = {"key": page.id, "title": meta["title"], "description": meta["description"],
                 "lead": meta.get("lead", ""), "jsonld": discovery.faq_jsonld(section_pairs(tokens, "faq"))}
-        html = self._layout(page.template, html_scope, page=info, body=Markup(body_html))
+        html = self._layout(page.template, html_scope, page={**info, **html_meta(meta, self.markdown)},
+                            body=Markup(body_html))
         twin = self._layout("page.md", md_scope, page=info, body=Markup(body_md))
         return RenderedPage(page.id, locale, info["title"], info["description"], html, twin)
+
+    def page_facts(self, page: ContentPage, card):
+        """The page's facts (vramsite/facts), computed once for every language and format."""
+        if page.facts is None:
+            return None
+        if page.id not in self._facts:
+            builder = FACTS.get(page.facts)
+            if builder is None:
+                raise InputError([Problem(PAGES_FILE, page.line, f"{page.entry}.facts",
+                                          f"no page facts named {page.facts!r} (known: {', '.join(sorted(FACTS))})")])
+            try:
+                self._facts[page.id] = builder(self.guide, page.params, card)
+            except UnknownId as error:
+                raise InputError([Problem(PAGES_FILE, page.line, f"{page.entry}.params", f"names {error}")]) from None
+        return self._facts[page.id]
 
     def _layout(self, template_name: str, scope: Scope, **context) -> str:
         key = context["page"]["key"]
@@ -456,14 +475,10 @@ def source_problems(root: Path) -> list[Problem]:
     """Problems found without the data: pages.yaml's shape, template and content syntax."""
     problems: list[Problem] = []
     sources: set[str] | None = None
-    pages = root / "content" / "pages.yaml"
-    if pages.is_file():
+    if (root / PAGES_FILE).is_file():
         try:
-            document = read_yaml(pages, "content/pages.yaml")
-            found = schema_problems(document, "pages.schema.json")
-            problems += found
-            if not found:
-                sources = {item.get("source", item["id"]) for item in document.value["pages"]}
+            document = read_pages(root)
+            sources = {item.get("source", item["id"]) for item in document.value["pages"]}
         except InputError as error:
             problems += error.problems
     layout = layout_environment(root)
@@ -474,10 +489,8 @@ def source_problems(root: Path) -> list[Problem]:
             if item.suffix in (".html", ".md") and not name.startswith("static/"):
                 try:
                     layout.get_template(name)
-                except TemplateSyntaxError as error:
+                except TemplateSyntaxError as error:  # a file that is not UTF-8 too (template_files)
                     problems.append(layout_problem(error, name))
-                except UnicodeDecodeError as error:
-                    problems.append(Problem(f"templates/{name}", None, "", f"not UTF-8 text ({error.reason})"))
     env = content_environment()
     install_filters(env)
     for item in sorted((root / "content").glob("*/*.md")):

@@ -1,0 +1,66 @@
+"""Editing a copy of a site's data the way an editor would, and rendering one page of it in-process."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import yaml
+
+from cli_support import copy_sources
+from vramsite.publish.site import SiteBuild
+
+
+def read(site: Path, name: str) -> dict:
+    return yaml.safe_load((site / "data" / f"{name}.yaml").read_text(encoding="utf-8"))
+
+
+class _PlainDumper(yaml.SafeDumper):
+    """Writes every value out in full: the site's YAML allows no anchors."""
+
+    def ignore_aliases(self, data) -> bool:
+        return True
+
+
+def write(site: Path, name: str, document: dict) -> None:
+    text = yaml.dump(document, Dumper=_PlainDumper, allow_unicode=True, sort_keys=False)
+    (site / "data" / f"{name}.yaml").write_text(text, encoding="utf-8")
+
+
+def site_copy(target: Path) -> Path:
+    return copy_sources(target)
+
+
+def set_price(site: Path, card_id: str, usd) -> None:
+    prices = read(site, "prices")
+    for entry in prices["prices"]:
+        if entry["gpu"] == card_id:
+            entry["usd"] = usd
+    write(site, "prices", prices)
+
+
+def remove_card(site: Path, card_id: str) -> None:
+    gpus, prices = read(site, "gpus"), read(site, "prices")
+    gpus["gpus"] = [gpu for gpu in gpus["gpus"] if gpu["id"] != card_id]
+    prices["prices"] = [entry for entry in prices["prices"] if entry["gpu"] != card_id]
+    write(site, "gpus", gpus)
+    write(site, "prices", prices)
+
+
+def add_card(site: Path, like: str, card_id: str, usd, **fields) -> None:
+    """A new card copied from ``like`` with ``fields`` changed, at ``usd`` a month."""
+    gpus, prices = read(site, "gpus"), read(site, "prices")
+    card = copy.deepcopy(next(gpu for gpu in gpus["gpus"] if gpu["id"] == like))
+    card.pop("reported_memory", None)
+    card.update(id=card_id, name=card_id.upper(), **fields)
+    gpus["gpus"].append(card)
+    prices["prices"].append({"gpu": card_id, "usd": usd})
+    write(site, "gpus", gpus)
+    write(site, "prices", prices)
+
+
+def render_page(site: Path, page_id: str) -> dict[str, str]:
+    """The Markdown twin of one page in every language, by URL segment, and the build that made it."""
+    build = SiteBuild(site)
+    page = next(page for page in build.pages if page.id == page_id)
+    return {locale.segment: build.render_page(page, locale).markdown for locale in build.data.site.locales}

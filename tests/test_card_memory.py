@@ -1,0 +1,163 @@
+"""Card memory per card: what each card reports to the driver, against the size it is sold as."""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import replace
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+from cli_support import ROOT
+from vramsite.calc import card_memory
+from vramsite.errors import InputError
+from vramsite.load import load_site
+from vramsite.load.model import ReportedMemory
+
+H200_REPORTED_MIB = 143771  # nvidia-smi memory.total on one H200 sold as 141 GB (measured)
+
+
+@pytest.fixture(scope="module")
+def data():
+    return load_site(ROOT)
+
+
+def _gb_from_mib(mib: int) -> Decimal:
+    return Decimal(mib) * 1024 * 1024 / Decimal(10) ** 9
+
+
+def test_h200_offers_what_it_reports(data):
+    h200 = data.gpu("h200-sxm")
+    assert h200.reported_memory.mib == H200_REPORTED_MIB
+    usable = card_memory.usable_gb(h200)
+    assert usable.value == _gb_from_mib(H200_REPORTED_MIB)
+    assert round(usable.value, 1) == Decimal("150.8")
+    assert usable.unit == "GB"
+
+
+def test_h200_margin_against_its_sold_size(data):
+    h200 = data.gpu("h200-sxm")
+    assert card_memory.margin(h200).value == _gb_from_mib(H200_REPORTED_MIB) - 141
+    percent = card_memory.margin_percent(h200)
+    assert percent.unit == "%"
+    assert percent.value == (_gb_from_mib(H200_REPORTED_MIB) - 141) / 141 * 100
+    assert Decimal("6.9") < percent.value < Decimal("7.0")
+
+
+def test_reported_figure_beats_the_binary_rule(data):
+    """An H100 SXM reports less than 80 × 2³⁰ bytes: the page must not print the binary figure for it."""
+    h100 = data.gpu("h100-sxm")
+    assert h100.reported_memory is not None
+    assert card_memory.usable_gb(h100).value == _gb_from_mib(h100.reported_memory.mib)
+    assert card_memory.usable_gb(h100) < card_memory.binary_gb(80)
+
+
+def test_hbm_without_a_report_counts_as_binary_gb(data):
+    card = replace(data.gpu("h200-sxm"), reported_memory=None)
+    assert card_memory.usable_gb(card).value == Decimal(141) * 2 ** 30 / 10 ** 9
+    assert card_memory.margin_percent(card).value == (Decimal(2) ** 30 / 10 ** 9 - 1) * 100
+
+
+def test_gddr_with_ecc_and_no_report_claims_no_margin(data):
+    card = data.gpu("a40")
+    assert card.ecc and card.memory_type.startswith("GDDR") and card.reported_memory is None
+    assert card_memory.usable_gb(card) is None
+    assert card_memory.margin(card) is None
+    assert card_memory.margin_percent(card) is None
+
+
+def test_gddr_with_ecc_and_a_report_uses_it(data):
+    """ECC takes capacity on GDDR: an L40S reports far less than 48 × 2³⁰ bytes."""
+    l40s = data.gpu("l40s")
+    assert l40s.ecc and l40s.reported_memory is not None
+    margin = card_memory.margin_percent(l40s)
+    assert margin.value == (_gb_from_mib(l40s.reported_memory.mib) - 48) / 48 * 100
+    assert margin.value < Decimal(1)
+
+
+def test_a_report_below_the_sold_size_gives_a_negative_margin(data):
+    card = replace(data.gpu("a40"), reported_memory=ReportedMemory(44000, "a test"))
+    assert card_memory.margin(card).value < 0
+
+
+def test_every_report_names_its_source(data):
+    reported = [gpu for gpu in data.gpus if gpu.reported_memory is not None]
+    assert reported
+    assert all(gpu.reported_memory.source.strip() for gpu in reported)
+
+
+# -- bad input -------------------------------------------------------------------------
+
+
+def _load_with(tmp_path: Path, old: str, new: str):
+    shutil.copytree(ROOT / "data", tmp_path / "data")
+    path = tmp_path / "data" / "gpus.yaml"
+    text = path.read_text(encoding="utf-8")
+    assert text.count(old) == 1
+    path.write_text(text.replace(old, new), encoding="utf-8")
+    line = text[: text.index(old)].count("\n") + 1
+    with pytest.raises(InputError) as caught:
+        load_site(tmp_path)
+    return [str(problem) for problem in caught.value.problems], line
+
+
+@pytest.mark.parametrize("bad,expected", [
+    ("mib: lots", "expected a whole number, got text 'lots'"),
+    ("mib: 0", "must be at least 1"),
+    ("mib: 143771.5", "expected a whole number"),
+    ("mib: 141", "141 MiB does not fit a card sold as 141 GB"),
+    ("mib: 141000000", "must be at most 4194304"),
+    ("mib: 160000", "160000 MiB does not fit a card sold as 141 GB"),
+])
+def test_bad_reported_mib_is_refused_with_its_line(tmp_path, bad, expected):
+    messages, line = _load_with(tmp_path, f"mib: {H200_REPORTED_MIB}", bad)
+    assert len(messages) == 1
+    assert messages[0].startswith(f"data/gpus.yaml:{line}: gpus[h200-sxm].reported_memory.mib: ")
+    assert expected in messages[0]
+
+
+def test_a_report_without_its_source_is_refused(tmp_path):
+    old = f"reported_memory: {{mib: {H200_REPORTED_MIB}, source:"
+    messages, line = _load_with(tmp_path, old, f"reported_memory: {{mib: {H200_REPORTED_MIB}, where:")
+    assert any(m.startswith(f"data/gpus.yaml:{line}: gpus[h200-sxm].reported_memory") and "'source'" in m
+               for m in messages)
+
+
+# -- the main guide's margin sentence ------------------------------------------------------
+
+
+def _formula_facts(root: Path):
+    """The facts behind the guide's "Conventions" sentence, for the site at ``root``."""
+    from vramsite.calc import Guide
+    from vramsite.facts import FACTS
+    from vramsite.load.pages import read_pages
+
+    data = load_site(root)
+    page = next(p for p in read_pages(root, data).value["pages"] if p["id"] == "vram")
+    return data, FACTS[page["facts"]](Guide(data), page.get("params", {})).formula
+
+
+def test_margin_sentence_figures_come_from_its_card():
+    data, formula = _formula_facts(ROOT)
+    card = formula.worked_offer.card.gpu
+    assert formula.spec_memory.value == card.memory_gb
+    assert formula.spec_usable == card_memory.usable_gb(card)
+    assert formula.spec_margin == card_memory.margin_percent(card)
+
+
+def test_margin_sentence_follows_a_report_for_its_card(tmp_path):
+    _, formula = _formula_facts(ROOT)
+    card = formula.worked_offer.card.gpu
+    shutil.copytree(ROOT / "data", tmp_path / "data")
+    shutil.copytree(ROOT / "content", tmp_path / "content")
+    path = tmp_path / "data" / "gpus.yaml"
+    text = path.read_text(encoding="utf-8")
+    anchor = f"  - id: {card.id}\n"
+    assert text.count(anchor) == 1
+    reported = 75000  # below the binary figure, as ECC on GDDR would leave it
+    path.write_text(text.replace(anchor, anchor + f"    reported_memory: {{mib: {reported}, source: a test}}\n"),
+                    encoding="utf-8")
+    _, changed = _formula_facts(tmp_path)
+    assert changed.spec_usable.value == _gb_from_mib(reported)
+    assert changed.spec_margin.value == (_gb_from_mib(reported) - card.memory_gb) / card.memory_gb * 100

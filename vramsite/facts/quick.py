@@ -1,0 +1,216 @@
+"""The quick site's page facts: every claim its prose makes, decided here once for all languages.
+
+Three builders: ``quick`` for the quick VRAM page (its params name the models
+and cards the prose is about), ``quick-catalogue`` for the GPU catalogue and
+``quick-card`` for a card's own page.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+
+from ..calc.figure import COUNT, Figure, given
+from ..errors import InputError, Problem
+from ..load.model import Method, Reference
+from ..load.pages import PAGES_FILE
+from ..tables.model import Msg
+from . import register
+from .base import Facts
+from .views import Card, Offer, holds, offer
+from .views import card as card_facts
+
+SERVING = ("infer-16", "infer-8", "infer-4")
+"""The quick site's serving methods (sites/quick/data/sizing.yaml), 16-bit first."""
+ADAPTERS = ("lora", "qlora")
+FAR_MORE = Decimal(2)
+""""Far more" memory: at least twice as much."""
+
+
+@dataclass(frozen=True)
+class Model(Facts):
+    """A model as the quick prose names it: its parameter count is all the quick rules read."""
+
+    name: str
+    params: Figure
+
+
+def model(view) -> Model:
+    return Model(view.name, view.params)
+
+
+def _names(gpus) -> tuple[str, ...]:
+    return tuple(gpu.name for gpu in gpus)
+
+
+def _unpriced(guide) -> tuple[str, ...]:
+    return tuple(view.name for view in guide.gpus if view.price is None)
+
+
+def _no_volume_discount(guide) -> bool:
+    return all(discount.percent == 0 for discount in guide.data.discounts)
+
+
+def _machine_cards(guide) -> Figure:
+    return given(max(guide.data.lookup.card_counts), "cards", COUNT, "cards per machine")
+
+
+# -- the quick VRAM page ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Answer(Facts):
+    """One lookup answer, with the cards of the chosen size that hold it on one card each."""
+
+    method: Method
+    offer: Offer
+    holders: tuple[str, ...]
+    """Names of every card of the chosen size (a single-card answer names them all)."""
+
+
+@dataclass(frozen=True)
+class AdapterQuestion(Facts):
+    """Can a model be fine-tuned on one given card: LoRA, QLoRA, and full fine-tuning beside them."""
+
+    model: Model
+    card: Card
+    lora: Figure
+    qlora: Figure
+    lora_fits: bool
+    qlora_fits: bool
+    both_fit: bool
+    neither_fits: bool
+    full: Offer
+    full_fits_card: bool
+
+
+@dataclass(frozen=True)
+class Quick(Facts):
+    serve16: Method
+    serve8: Method
+    serve4: Method
+    bytes16: Figure
+    bytes8: Figure
+    bytes4: Figure
+    serving_margin: Figure
+    lora_margin: Figure
+    full_bytes: Figure
+    qlora_bytes: Figure
+    training_state: tuple[Msg, ...]
+    """'weights (2 B)', item by item: a list for the ``names`` filter."""
+    finetune_far_more: bool
+    """Full fine-tuning takes at least twice the memory of 16-bit serving."""
+    adapters_save_most: bool
+    """LoRA and QLoRA each take less than half of full fine-tuning."""
+    zero: Reference
+    qlora: Reference
+    unpriced: tuple[str, ...]
+    machine_cards: Figure
+    example: Model
+    example_serving: tuple[Answer, ...]
+    example_finetune: tuple[Figure, Figure, Figure]
+    """QLoRA, LoRA and full fine-tuning needs of the example model."""
+    all_serve_on_one: bool
+    none_serve_on_one: bool
+    example_16bit: Figure
+    """The example's 16-bit need, for its derivation."""
+    adapters: AdapterQuestion
+    """Can adapter_model be fine-tuned on adapter_card."""
+    quoted: tuple[Card, ...]
+    """The cards whose prices the prose quotes, where they have one."""
+
+
+@register("quick")
+def quick(guide, params, card=None) -> Quick:
+    """The quick VRAM page. Params: reference_model, adapter_model, adapter_card, quoted_cards."""
+    serve16, serve8, serve4 = (guide.method(method_id) for method_id in SERVING)
+    example = guide.model(_param(params, "reference_model"))
+    serving = tuple(_answer(guide, example.cell(method.id), method) for method in (serve16, serve8, serve4))
+    on_one = [answer.offer.one_card for answer in serving]
+    full = example.need("full").total
+    references = guide.data.site.references
+    return Quick(
+        serve16=serve16, serve8=serve8, serve4=serve4,
+        bytes16=guide.precision_bytes("16-bit"), bytes8=guide.precision_bytes("8-bit"),
+        bytes4=guide.precision_bytes("4-bit"),
+        serving_margin=given(serve16.margin_percent, "%", COUNT, "serving margin"),
+        lora_margin=given(guide.method("lora").margin_percent, "%", COUNT, "LoRA margin"),
+        full_bytes=guide.bytes_per_param("full"), qlora_bytes=guide.bytes_per_param("qlora"),
+        training_state=tuple(Msg.of("{item} ({bytes})", item=Msg.of(item.label), bytes=item)
+                             for item in guide.training_state.values()),
+        finetune_far_more=full.value >= FAR_MORE * example.need("infer-16").total.value,
+        adapters_save_most=all(example.need(method_id).total.value * 2 < full.value for method_id in ADAPTERS),
+        zero=references["zero"], qlora=references["qlora"],
+        unpriced=_unpriced(guide), machine_cards=_machine_cards(guide),
+        example=model(example), example_serving=serving,
+        example_finetune=tuple(example.need(method_id).total for method_id in ("qlora", "lora", "full")),
+        all_serve_on_one=all(on_one), none_serve_on_one=not any(on_one),
+        example_16bit=example.need("infer-16").total,
+        adapters=_adapter_question(guide, guide.model(_param(params, "adapter_model")),
+                                   guide.gpu(_param(params, "adapter_card"))),
+        quoted=tuple(card_facts(guide.gpu(gpu_id)) for gpu_id in _param(params, "quoted_cards")
+                     if guide.gpu(gpu_id).price is not None),
+    )
+
+
+def _param(params: dict, name: str):
+    if name not in params:
+        raise InputError([Problem(PAGES_FILE, None, "params", f"missing {name!r}: the quick page's prose is about it")])
+    return params[name]
+
+
+def _answer(guide, lookup, method: Method) -> Answer:
+    return Answer(method, offer(guide, lookup), _names(lookup.same_class))
+
+
+def _adapter_question(guide, model_view, card_view) -> AdapterQuestion:
+    target = card_facts(card_view)
+    lora, qlora = model_view.need("lora").total, model_view.need("qlora").total
+    lora_fits, qlora_fits = holds(target, lora), holds(target, qlora)
+    full = offer(guide, model_view.cell("full"))
+    return AdapterQuestion(model(model_view), target, lora, qlora, lora_fits, qlora_fits,
+                           lora_fits and qlora_fits, not (lora_fits or qlora_fits),
+                           full, holds(target, full.need))
+
+
+# -- the catalogue -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Catalogue(Facts):
+    card_count: Figure
+    unpriced: tuple[str, ...]
+
+
+@register("quick-catalogue")
+def quick_catalogue(guide, params, card=None) -> Catalogue:
+    return Catalogue(guide.card_count, _unpriced(guide))
+
+
+# -- a card's page -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Win(Facts):
+    """A cell of the quick table that chose this card."""
+
+    model: Model
+    method: Method
+    offer: Offer
+
+
+@dataclass(frozen=True)
+class CardPage(Facts):
+    card: Card
+    no_volume_discount: bool
+    named_in_table: bool
+    """Some cell names the card among the cards of its size."""
+    wins: tuple[Win, ...]
+
+
+@register("quick-card")
+def quick_card(guide, params, card=None) -> CardPage:
+    wins = tuple(Win(model(guide.model(found_model.id)), method, offer(guide, found))
+                 for found_model, method, found in card.cells_won())
+    named = any(card.gpu in found.same_class for _, _, found in guide.grid_cells())
+    return CardPage(card_facts(card), _no_volume_discount(guide), named, wins)

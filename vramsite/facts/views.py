@@ -1,0 +1,99 @@
+"""Cards, models and lookup answers as page facts: figures only, read by attribute."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..calc.figure import COUNT, Figure, given
+from ..calc.lookup import Lookup
+from ..load.model import Gpu
+from .base import Facts
+
+
+@dataclass(frozen=True)
+class Card(Facts):
+    """One card and its own figures; ``gpu_link(card)`` and ``link_name(card)`` take it as it is."""
+
+    gpu: Gpu
+    name: str
+    architecture: str
+    memory: Figure
+    memory_gb: Figure
+    """The spec-sheet size as a bare number (48), for "a 48 GB card"."""
+    memory_type: str
+    bandwidth: Figure
+    launched: Figure | None
+    price: Figure | None
+    weekly: Figure | None
+    hourly: Figure | None
+    usd_per_gb: Figure | None
+    gbps_per_usd: Figure | None
+    link: Figure
+    all_to_all_cards: Figure | None
+    min_cards: Figure
+    stock: Figure | None
+    regions: tuple[str, ...]
+    stack: str
+    fp8: bool
+    wins: Figure
+    """Cells of the lookup grid this card is the answer for."""
+
+
+def card(view) -> Card:
+    """A card's facts from its ``GpuView``."""
+    return Card(view.gpu, view.name, view.architecture, view.memory, given(view.gpu.memory_gb, "", COUNT),
+                view.memory_type, view.bandwidth, view.launched, view.price, view.weekly, view.hourly,
+                view.usd_per_gb, view.gbps_per_usd, view.link, view.all_to_all_cards, view.min_cards, view.stock,
+                tuple(region.id for region in view.regions), view.stack, view.has("fp8"),
+                given(len(view.cells_won()), "cells", COUNT, "cells won"))
+
+
+def card_or_none(view) -> Card | None:
+    return None if view is None else card(view)
+
+
+@dataclass(frozen=True)
+class Model(Facts):
+    name: str
+    params: Figure
+    layers: Figure
+    attention_heads: Figure
+    kv_heads: Figure
+    head_dim: Figure
+
+
+def model(view) -> Model:
+    return Model(view.name, view.params, view.layers, view.attention_heads, view.kv_heads, view.head_dim)
+
+
+@dataclass(frozen=True)
+class Offer(Facts):
+    """A lookup answer: the need and, when something holds it, the cards that do."""
+
+    need: Figure
+    fits: bool
+    one_card: bool
+    """True when a single card holds the need."""
+    card: Card | None
+    count: Figure | None
+    price: Figure | None
+    headroom: Figure | None
+    """Memory left on each card."""
+    nodes: Figure | None
+    """When nothing fits: full nodes it would take."""
+    node_cards: Figure
+
+
+def offer(guide, answer: Lookup) -> Offer:
+    node_cards = given(answer.node_cards, "cards", COUNT, "cards per node")
+    choice = answer.choice
+    if choice is None:
+        return Offer(answer.need, False, False, None, None, None, None, answer.nodes, node_cards)
+    return Offer(answer.need, True, choice.count == 1, card(guide.gpu(choice.gpu.id)),
+                 given(choice.count, "cards", COUNT, "cards"), choice.price, choice.headroom_per_card, None,
+                 node_cards)
+
+
+def holds(card_facts: Card, need: Figure) -> bool:
+    """Whether one card's memory holds ``need``."""
+    return need.value <= card_facts.memory.value
