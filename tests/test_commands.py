@@ -3,19 +3,18 @@
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from seed_sites import assemble_seed_site
 from vramsite.errors import InputError
 from vramsite.publish import writer
 from vramsite.publish.writer import SiteFiles, write_site
 
 ROOT = Path(__file__).resolve().parent.parent
-SOURCES = ("data", "content", "templates", "locales")
 
 
 def build_py(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
@@ -24,9 +23,8 @@ def build_py(*args: str, env: dict | None = None) -> subprocess.CompletedProcess
 
 
 def copy_sources(to: Path) -> Path:
-    for name in SOURCES:
-        shutil.copytree(ROOT / name, to / name)
-    return to
+    """The seed 000 site (frozen data, whose lines the edits below name)."""
+    return assemble_seed_site(to, "000")
 
 
 def stats(folder: Path) -> dict[str, tuple[int, int, bytes]]:
@@ -177,7 +175,7 @@ def test_check_lists_every_problem_at_once(tmp_path):
     content.write_text(content.read_text().replace('{{ table("cost") }}', '{{ table("cost") }'))
     run = build_py("check", "--site", str(site))
     assert run.returncode == 1
-    for expected in ("data/gpus.yaml:", "gpus[mi300x].memory_gb: must be greater than 0",
+    for expected in ("data/gpus.yaml:", "gpus[mi300x].memory_gb: must be at least 1 GB",
                      "data/prices.yaml:", "prices[l4].usd: '.nan' is not a finite number",
                      "templates/page.html:4: template syntax error", "content/en/pricing.md:"):
         assert expected in run.stderr, f"{expected!r} missing from:\n{run.stderr}"

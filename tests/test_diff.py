@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from seed_sites import assemble_seed_site
 from vramsite.publish.diff import _change, _highlight, _sentences, diff_report
 
 ROOT = Path(__file__).resolve().parent.parent
-SOURCES = ("data", "content", "templates", "locales")
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
@@ -28,10 +28,8 @@ def git(repo: Path, *args: str) -> str:
 
 
 def make_repo(repo: Path, site: str = ".") -> Path:
-    """A git repository holding a copy of the site's sources at ``site``, committed."""
-    folder = repo / site
-    for name in SOURCES:
-        shutil.copytree(ROOT / name, folder / name)
+    """A git repository holding the seed 000 site's sources at ``site`` (frozen data), committed."""
+    folder = assemble_seed_site(repo / site, "000")
     git(repo, "init", "-q")
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "the site as published")
@@ -75,7 +73,8 @@ def test_a_price_change_shows_its_whole_reach(repo):
     sections = {}
     for block in report.split("\n#### ")[1:]:
         heading, _, body = block.partition("\n")
-        sections[heading[heading.rindex("(`") + 2:-2]] = body
+        if heading.endswith("`)"):  # a page; the other files have a section of their own
+            sections[heading[heading.rindex("(`") + 2:-2]] = body
 
     # the lookup grid: the A40 loses its cells to the RTX A6000 at $290
     vram = sections["en/vram.html"]
@@ -99,7 +98,9 @@ def test_a_price_change_shows_its_whole_reach(repo):
         assert "- chart `cost` redrawn" in vram
     # pages the price does not reach are not mentioned
     assert "en/gpus/h200-sxm.html" not in sections
-    assert "zh-cn/" not in report
+    # every language shows the change, each page under its own heading
+    assert "- A40 · 月租: $240/月 → $300/月\n" in sections["zh-cn/pricing.html"]
+    assert "zh-cn/gpus/h200-sxm.html" not in sections
     assert report.startswith("### What this change does to the site (compared with `HEAD`)")
 
 
@@ -145,7 +146,7 @@ def test_a_broken_working_tree_is_reported_like_a_build(repo):
     replace(repo / "data" / "prices.yaml", "{gpu: a40, usd: 240}", "{gpu: a40, usd: -1}")
     run = diff(repo)
     assert run.returncode == 1
-    assert "data/prices.yaml:" in run.stderr and "prices[a40].usd: must be greater than 0" in run.stderr
+    assert "data/prices.yaml:" in run.stderr and "prices[a40].usd: must be at least 1 USD per card-month" in run.stderr
 
 
 def test_sentences_skip_tables_and_their_captions():

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 import threading
 import urllib.error
 import urllib.request
@@ -10,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from seed_sites import assemble_seed_site
 from vramsite.publish.serve import resolve, start_server
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -17,9 +17,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 @pytest.fixture
 def preview(tmp_path):
-    """A copy of the site served on a free port; yields (site folder, base URL, PreviewSite, log lines)."""
-    for name in ("data", "content", "templates", "locales"):
-        shutil.copytree(ROOT / name, tmp_path / name)
+    """A copy of the seed 000 site served on a free port; yields (site folder, base URL, PreviewSite, log lines)."""
+    assemble_seed_site(tmp_path, "000")
     log: list[str] = []
     server, site = start_server(tmp_path, port=0, log=log.append)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
@@ -75,7 +74,7 @@ def test_a_broken_build_shows_the_problems_on_every_page_until_fixed(preview):
     for path in ("/en/pricing.html", "/", "/en/vram.html.md", "/no-such-page"):
         status, kind, body = fetch(base + path)
         assert status == 500 and kind == "text/html; charset=utf-8", path
-        assert f"data/prices.yaml:{line}: prices[a40].usd: must be greater than 0, got -240" in body
+        assert f"data/prices.yaml:{line}: prices[a40].usd: must be at least 1 USD per card-month, got -240" in body
         assert "The site does not build: 1 problem" in body
     assert any("prices[a40].usd" in message for message in log)
 
