@@ -9,10 +9,13 @@ from pathlib import Path
 
 import pytest
 
+import data_edits as edits
 from cli_support import ROOT
+from test_facts import vram_facts
 from vramsite.calc import card_memory
 from vramsite.errors import InputError
 from vramsite.load import load_site
+from vramsite.render.numbers import quantize
 from vramsite.load.model import ReportedMemory
 
 H200_REPORTED_MIB = 143771  # nvidia-smi memory.total on one H200 sold as 141 GB (measured)
@@ -161,3 +164,43 @@ def test_margin_sentence_follows_a_report_for_its_card(tmp_path):
     _, changed = _formula_facts(tmp_path)
     assert changed.spec_usable.value == _gb_from_mib(reported)
     assert changed.spec_margin.value == (_gb_from_mib(reported) - card.memory_gb) / card.memory_gb * 100
+
+
+# -- the guide's conventions sentence speaks of one card, with that card's own memory -------------------
+
+
+def _spec_card(site):
+    return vram_facts(site).formula.spec_card.gpu
+
+
+def _edit_card(site, card_id: str, **fields) -> None:
+    document = edits.read(site, "gpus")
+    entry = next(gpu for gpu in document["gpus"] if gpu["id"] == card_id)
+    entry.update(fields)
+    edits.write(site, "gpus", document)
+
+
+def _conventions(markdown: str) -> str:
+    start = markdown.index("Spec sheets")
+    return markdown[start:markdown.index("\n", start)]
+
+
+def test_a_card_with_a_driver_figure_is_quoted_with_it(tmp_path):
+    site = edits.site_copy(tmp_path / "site")
+    gpu = _spec_card(site)
+    mib = int(gpu.memory_gb * 1024) - 700  # an HBM card reporting a little under its binary size
+    _edit_card(site, gpu.id, reported_memory={"mib": mib, "source": "nvidia-smi on the card"})
+    sentence = _conventions(edits.render_page(site, "vram")["en"])
+    usable = quantize(Decimal(mib) * 2 ** 20 / Decimal(10) ** 9, 1)
+    assert f"[{gpu.name}]" in sentence and f"reports {usable} GB in decimal GB to the driver" in sentence
+
+
+def test_a_gddr_card_with_ecc_claims_no_margin(tmp_path):
+    site = edits.site_copy(tmp_path / "site")
+    gpu = _spec_card(site)
+    _edit_card(site, gpu.id, memory_type="GDDR6", ecc=True)
+    pages = edits.render_page(site, "vram")
+    sentence = _conventions(pages["en"])
+    assert "keeps ECC in its GDDR6" in sentence and f"[{gpu.name}]" in sentence
+    assert "in hand" not in sentence
+    assert "ECC 占用了它的 GDDR6" in pages["zh-cn"]

@@ -100,6 +100,10 @@ class Formula(Facts):
     """What the spec_memory card reports to the driver, in decimal GB; None: unknown (GDDR with ECC, no source)."""
     spec_margin: Figure | None = None
     """spec_usable beyond spec_memory, as a percent of spec_memory; None when spec_usable is."""
+    spec_card: Card | None = None
+    """The card whose spec-sheet size the conventions quote."""
+    spec_reported: bool = False
+    """Whether spec_usable is what the card reports to the driver (from the data), not its memory kind's rule."""
 
 
 @dataclass(frozen=True)
@@ -433,15 +437,16 @@ def _headline(guide: Guide, reference, serve: Serving) -> Headline:
 
 
 def _formula(guide: Guide, reference, serve: Serving) -> Formula:
-    spec = serve.fp8.card.memory if serve.fp8.card else card(guide.largest_card()).memory
-    spec_gpu = serve.fp8.card.gpu if serve.fp8.card else guide.largest_card().gpu
+    spec_card = serve.fp8.card or card(guide.largest_card())
+    spec, spec_gpu = spec_card.memory, spec_card.gpu
     int4 = guide.data.precision("int4")
     return Formula(guide.overhead, guide.precision_bytes("fp32"), guide.precision_bytes("bf16"),
                    guide.precision_bytes("fp8"), guide.precision_bytes("int4"), guide.kv_factor,
                    reference.inference("fp8").total, serve.fp8, guide.bytes_per_gb, spec,
                    guide.gib_to_gb(spec.value), guide.gib_shortfall(),
                    tuple(g.name for g in guide.gpus_without(FP8_FEATURE)), int4.requires_feature is None,
-                   card_memory.usable_gb(spec_gpu), card_memory.margin_percent(spec_gpu))
+                   card_memory.usable_gb(spec_gpu), card_memory.margin_percent(spec_gpu),
+                   spec_card, card_memory.reported_gb(spec_gpu) is not None)
 
 
 def _inference(guide: Guide, reference, params: dict) -> Inference:
