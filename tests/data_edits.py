@@ -8,6 +8,7 @@ from pathlib import Path
 import yaml
 
 from cli_support import copy_sources
+from seed_sites import assemble_seed_site
 from vramsite.publish.site import SiteBuild
 
 
@@ -28,6 +29,12 @@ def write(site: Path, name: str, document: dict) -> None:
 
 
 def site_copy(target: Path) -> Path:
+    """The seed 000 site (its frozen data, the live content): what scenario edits start from."""
+    return assemble_seed_site(target, "000")
+
+
+def live_copy(target: Path) -> Path:
+    """The repository's site as it is now."""
     return copy_sources(target)
 
 

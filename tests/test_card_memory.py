@@ -11,6 +11,7 @@ import pytest
 
 import data_edits as edits
 from cli_support import ROOT
+from seed_sites import assemble_seed_site, seed_data_root
 from test_facts import vram_facts
 from vramsite.calc import card_memory
 from vramsite.errors import InputError
@@ -21,9 +22,19 @@ from vramsite.load.model import ReportedMemory
 H200_REPORTED_MIB = 143771  # nvidia-smi memory.total on one H200 sold as 141 GB (measured)
 
 
+REPORTED_MIB = {"h200-sxm": H200_REPORTED_MIB, "h100-sxm": 81559, "l40s": 46068}
+"""What these cards report to the driver: the figures data/gpus.yaml cites, as fixed test values."""
+
+
 @pytest.fixture(scope="module")
 def data():
-    return load_site(ROOT)
+    """The frozen seed data: the live data may drop or change any card."""
+    return load_site(seed_data_root("000"))
+
+
+def reporting(data, card_id: str):
+    """The seed's card, with the figure its driver reports."""
+    return replace(data.gpu(card_id), reported_memory=ReportedMemory(REPORTED_MIB[card_id], "nvidia-smi"))
 
 
 def _gb_from_mib(mib: int) -> Decimal:
@@ -31,8 +42,7 @@ def _gb_from_mib(mib: int) -> Decimal:
 
 
 def test_h200_offers_what_it_reports(data):
-    h200 = data.gpu("h200-sxm")
-    assert h200.reported_memory.mib == H200_REPORTED_MIB
+    h200 = reporting(data, "h200-sxm")
     usable = card_memory.usable_gb(h200)
     assert usable.value == _gb_from_mib(H200_REPORTED_MIB)
     assert round(usable.value, 1) == Decimal("150.8")
@@ -40,7 +50,7 @@ def test_h200_offers_what_it_reports(data):
 
 
 def test_h200_margin_against_its_sold_size(data):
-    h200 = data.gpu("h200-sxm")
+    h200 = reporting(data, "h200-sxm")
     assert card_memory.margin(h200).value == _gb_from_mib(H200_REPORTED_MIB) - 141
     percent = card_memory.margin_percent(h200)
     assert percent.unit == "%"
@@ -50,8 +60,7 @@ def test_h200_margin_against_its_sold_size(data):
 
 def test_reported_figure_beats_the_binary_rule(data):
     """An H100 SXM reports less than 80 × 2³⁰ bytes: the page must not print the binary figure for it."""
-    h100 = data.gpu("h100-sxm")
-    assert h100.reported_memory is not None
+    h100 = reporting(data, "h100-sxm")
     assert card_memory.usable_gb(h100).value == _gb_from_mib(h100.reported_memory.mib)
     assert card_memory.usable_gb(h100) < card_memory.binary_gb(80)
 
@@ -72,8 +81,8 @@ def test_gddr_with_ecc_and_no_report_claims_no_margin(data):
 
 def test_gddr_with_ecc_and_a_report_uses_it(data):
     """ECC takes capacity on GDDR: an L40S reports far less than 48 × 2³⁰ bytes."""
-    l40s = data.gpu("l40s")
-    assert l40s.ecc and l40s.reported_memory is not None
+    l40s = reporting(data, "l40s")
+    assert l40s.ecc
     margin = card_memory.margin_percent(l40s)
     assert margin.value == (_gb_from_mib(l40s.reported_memory.mib) - 48) / 48 * 100
     assert margin.value < Decimal(1)
@@ -84,19 +93,22 @@ def test_a_report_below_the_sold_size_gives_a_negative_margin(data):
     assert card_memory.margin(card).value < 0
 
 
-def test_every_report_names_its_source(data):
-    reported = [gpu for gpu in data.gpus if gpu.reported_memory is not None]
-    assert reported
+def test_every_report_in_the_live_data_names_its_source_and_fits_its_card():
+    reported = [gpu for gpu in load_site(ROOT).gpus if gpu.reported_memory is not None]
     assert all(gpu.reported_memory.source.strip() for gpu in reported)
+    assert all(card_memory.plausible_report(gpu.memory_gb, gpu.reported_memory.mib) for gpu in reported)
 
 
 # -- bad input -------------------------------------------------------------------------
 
 
 def _load_with(tmp_path: Path, old: str, new: str):
-    shutil.copytree(ROOT / "data", tmp_path / "data")
+    """The seed data, its H200 given its driver figure, then ``old`` replaced by ``new``."""
+    shutil.copytree(seed_data_root("000") / "data", tmp_path / "data")
     path = tmp_path / "data" / "gpus.yaml"
-    text = path.read_text(encoding="utf-8")
+    anchor = "  - id: h200-sxm\n"
+    text = path.read_text(encoding="utf-8").replace(
+        anchor, anchor + f"    reported_memory: {{mib: {H200_REPORTED_MIB}, source: nvidia-smi}}\n")
     assert text.count(old) == 1
     path.write_text(text.replace(old, new), encoding="utf-8")
     line = text[: text.index(old)].count("\n") + 1
@@ -150,10 +162,9 @@ def test_margin_sentence_figures_come_from_its_card():
 
 
 def test_margin_sentence_follows_a_report_for_its_card(tmp_path):
-    _, formula = _formula_facts(ROOT)
+    assemble_seed_site(tmp_path, "000")
+    _, formula = _formula_facts(tmp_path)
     card = formula.worked_offer.card.gpu
-    shutil.copytree(ROOT / "data", tmp_path / "data")
-    shutil.copytree(ROOT / "content", tmp_path / "content")
     path = tmp_path / "data" / "gpus.yaml"
     text = path.read_text(encoding="utf-8")
     anchor = f"  - id: {card.id}\n"

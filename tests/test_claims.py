@@ -321,7 +321,7 @@ def check_all(site) -> None:
 
 
 def test_the_claims_hold_for_the_site_as_it_is(tmp_path):
-    check_all(edits.site_copy(tmp_path / "site"))
+    check_all(edits.live_copy(tmp_path / "site"))
 
 
 def test_a_96_gb_card_for_the_70b_at_fp8_makes_it_still_fit(tmp_path):

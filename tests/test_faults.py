@@ -22,7 +22,8 @@ from pathlib import Path
 
 import pytest
 
-from cli_support import ROOT, copy_sources, hashes, run_build, run_cli
+from cli_support import ROOT, hashes, run_build, run_cli
+from seed_sites import assemble_seed_site
 from vramsite import cli
 from vramsite.publish.downloads import exact
 from vramsite.publish.parallel import WorkerFailed, map_in_workers
@@ -39,7 +40,7 @@ SLOW_SITE = {"cards": 150, "models": 800}
 @pytest.fixture
 def built(tmp_path) -> tuple[Path, dict[str, str]]:
     """A copy of the site's sources, built once into its site/; and the fingerprint of that site/."""
-    site = copy_sources(tmp_path / "src")
+    site = assemble_seed_site(tmp_path / "src", "000")
     run = run_build(site)
     assert run.returncode == 0, run.stderr
     return site, hashes(site / "site")
@@ -98,6 +99,23 @@ def test_a_language_the_formatter_does_not_know_is_a_problem_in_site_yaml(built)
     assert hashes(site / "site") == before
 
 
+@pytest.mark.parametrize("tag,words", [
+    ("qq-ZZ", "locales[en].tag: unknown language 'qq-ZZ'"),
+    ("ja", "locales[en].tag: tag 'ja' is the language 'ja', but gettext 'en' formats for 'en'"),
+])
+def test_a_language_tag_that_is_unknown_or_not_the_catalogs_language_is_a_problem_in_site_yaml(built, tag, words):
+    site, before = built
+    config = site / "data" / "site.yaml"
+    entry = "{segment: en, tag: en, gettext: en}"
+    line = line_of(config, entry)
+    config.write_text(config.read_text(encoding="utf-8").replace(entry, f"{{segment: en, tag: {tag}, gettext: en}}"),
+                      encoding="utf-8")
+    run = run_build(site)
+    assert run.returncode == 1
+    assert_one_line(run, f"data/site.yaml:{line}: {words}")
+    assert hashes(site / "site") == before
+
+
 # -- the command line: bad options, busy ports, unexpected failures ------------------
 
 
@@ -113,7 +131,7 @@ def test_a_port_in_use_is_one_line(tmp_path):
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        run = run_cli("serve", "--site", str(copy_sources(tmp_path)), "--port", str(port), timeout=60)
+        run = run_cli("serve", "--site", str(assemble_seed_site(tmp_path, "000")), "--port", str(port), timeout=60)
     assert run.returncode == 2
     assert run.stderr.strip() == f"build.py: cannot listen on 127.0.0.1:{port}: address already in use"
 
@@ -124,7 +142,7 @@ def test_debug_before_or_after_the_command_shows_the_traceback(tmp_path, where):
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = str(taken.getsockname()[1])
-        serve = ["serve", "--site", str(copy_sources(tmp_path)), "--port", port]
+        serve = ["serve", "--site", str(assemble_seed_site(tmp_path, "000")), "--port", port]
         args = ["--debug", *serve] if where == "before" else [*serve, "--debug"]
         run = run_cli(*args, timeout=60)
     assert run.returncode == 2
@@ -182,7 +200,7 @@ GIT_ENV = {**os.environ, "GIT_AUTHOR_NAME": "Editor", "GIT_AUTHOR_EMAIL": "edito
 @needs_git
 @pytest.mark.parametrize("target", ["../../../etc/passwd", "/etc/passwd"])
 def test_a_diff_base_with_a_link_out_of_the_site_is_one_line(tmp_path, target):
-    site = copy_sources(tmp_path)
+    site = assemble_seed_site(tmp_path, "000")
     (site / "templates" / "shared.html").symlink_to(target)
     for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "with a link"]):
         subprocess.run(["git", *args], cwd=site, env=GIT_ENV, check=True, capture_output=True, timeout=60)
@@ -311,7 +329,7 @@ def test_a_worker_failure_is_one_line_and_keeps_its_traceback_for_debug():
 
 @pytest.fixture
 def preview(tmp_path):
-    site = copy_sources(tmp_path)
+    site = assemble_seed_site(tmp_path, "000")
     log: list[str] = []
     server, preview_site = start_server(site, port=0, log=log.append)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
@@ -364,7 +382,7 @@ def test_a_crashing_preview_build_logs_one_line_unless_debugging(tmp_path):
 
     for debug in (False, True):
         log: list[str] = []
-        site = PreviewSite(copy_sources(tmp_path / str(debug)), render=crash, log=log.append, debug=debug)
+        site = PreviewSite(assemble_seed_site(tmp_path / str(debug), "000"), render=crash, log=log.append, debug=debug)
         files, problems = site.current()
         assert files == {} and [str(p) for p in problems] == [
             "(build): the build crashed: OSError: [Errno 28] No space left on device"]

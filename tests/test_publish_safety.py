@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from cli_support import ROOT, copy_sources, hashes, run_build, run_cli
+from cli_support import ROOT, hashes, run_build, run_cli
+from seed_sites import assemble_seed_site
 from vramsite.errors import InputError
 from vramsite.publish import writer
 from vramsite.publish.lock import lock_path, locked
@@ -52,7 +53,7 @@ def leftovers(site: Path) -> list[str]:
 @pytest.fixture(scope="module")
 def built(tmp_path_factory) -> tuple[Path, dict[str, dict[str, str]], float]:
     """Sources built at each of PRICES: the folder, the site each price gives, and how long a build takes."""
-    site = copy_sources(tmp_path_factory.mktemp("built") / "src")
+    site = assemble_seed_site(tmp_path_factory.mktemp("built") / "src", "000")
     expected, started = {}, time.monotonic()
     for usd in PRICES:
         set_price(site, usd)

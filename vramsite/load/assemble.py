@@ -147,14 +147,25 @@ class _Checker:
         )
 
     def check_languages_known(self, locales: list[dict]) -> None:
-        """Numbers, dates and language names are formatted by each gettext id: it must name a known language."""
+        """Each gettext id formats numbers and dates, each tag is printed as <html lang> and hreflang:
+        both must name a known language, and the same one."""
         for index, item in enumerate(locales):
-            try:
-                Locale.parse(item["gettext"])
-            except (UnknownLocaleError, ValueError):
-                self.problem("site", ("locales", index, "gettext"),
-                             f"unknown language {item['gettext']!r}: no number or date formats for it "
-                             "(use an id such as en, de or zh_CN)")
+            formats = self._known_language(index, "gettext", "_", "an id such as en, de or zh_CN",
+                                           "no number or date formats for it")
+            tag = self._known_language(index, "tag", "-", "a BCP 47 tag such as en, de or zh-CN",
+                                       "browsers and search engines would not know it")
+            if formats is not None and tag is not None and formats.language != tag.language:
+                self.problem("site", ("locales", index, "tag"),
+                             f"tag {item['tag']!r} is the language {tag.language!r}, but gettext {item['gettext']!r} "
+                             f"formats for {formats.language!r}; the page would say one language and print another")
+
+    def _known_language(self, index: int, field: str, separator: str, example: str, why: str) -> Locale | None:
+        text = self.docs["site"].value["locales"][index][field]
+        try:
+            return Locale.parse(text, sep=separator)
+        except (UnknownLocaleError, ValueError):
+            self.problem("site", ("locales", index, field), f"unknown language {text!r}: {why} (use {example})")
+            return None
 
     def models(self) -> tuple[Model, ...]:
         raw = self.docs["models"].value["models"]
