@@ -344,21 +344,27 @@ def _common_prefix(first: str, second: str) -> str:
     return first[:length]
 
 
-def _prose_lines(old: list[str], new: list[str]) -> list[str]:
-    lines = []
+def _paired_changes(old: list[str], new: list[str]):
+    """Each line that differs, as (before, after): before None for an added line, after None for a removed one."""
     matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
     for op, i1, i2, j1, j2 in matcher.get_opcodes():
         if op == "equal":
             continue
         before, after = old[i1:i2], new[j1:j2]
         for index in range(max(len(before), len(after))):
-            if index < len(before) and index < len(after):
-                was, now = _highlight(before[index], after[index])
-                lines.append(f"- {was}  \n  → {now}")
-            elif index < len(before):
-                lines.append(f"- removed: {before[index]}")
-            else:
-                lines.append(f"- added: {after[index]}")
+            yield (before[index] if index < len(before) else None, after[index] if index < len(after) else None)
+
+
+def _prose_lines(old: list[str], new: list[str]) -> list[str]:
+    lines = []
+    for before, after in _paired_changes(old, new):
+        if before is None:
+            lines.append(f"- added: {after}")
+        elif after is None:
+            lines.append(f"- removed: {before}")
+        else:
+            was, now = _highlight(before, after)
+            lines.append(f"- {was}  \n  → {now}")
     return lines
 
 
@@ -513,19 +519,14 @@ def _set_lines(old: list[str], new: list[str]) -> list[str]:
 def _changed_lines(old: list[str], new: list[str], indent: str = "") -> list[str]:
     """Lines of text that differ, before → after, each quoted as code."""
     lines = []
-    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
-    for op, i1, i2, j1, j2 in matcher.get_opcodes():
-        if op == "equal":
-            continue
-        before, after = old[i1:i2], new[j1:j2]
-        for index in range(max(len(before), len(after))):
-            if index < len(before) and index < len(after):
-                was, now = _excerpts(before[index], after[index])
-                lines.append(f"{indent}- {_code(was)} → {_code(now)}")
-            elif index < len(before):
-                lines.append(f"{indent}- removed: {_code(before[index])}")
-            else:
-                lines.append(f"{indent}- added: {_code(after[index])}")
+    for before, after in _paired_changes(old, new):
+        if before is None:
+            lines.append(f"{indent}- added: {_code(after)}")
+        elif after is None:
+            lines.append(f"{indent}- removed: {_code(before)}")
+        else:
+            was, now = _excerpts(before, after)
+            lines.append(f"{indent}- {_code(was)} → {_code(now)}")
     return _capped(lines, "lines", indent)
 
 
