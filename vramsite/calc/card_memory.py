@@ -19,10 +19,10 @@ from decimal import Decimal
 from ..load.model import Gpu
 from .cost import card_memory
 from .figure import COUNT, FACTOR, MEMORY, PERCENT, Figure, difference, given, product, quotient
+from .memory import BYTES_PER_GB
 
 BYTES_PER_MIB = Decimal(2) ** 20
 BYTES_PER_GIB = Decimal(2) ** 30
-BYTES_PER_GB = Decimal(10) ** 9
 
 PLAUSIBLE_SHARE = (Decimal("0.85"), Decimal("1.10"))
 """Reported memory ÷ sold size outside this range is a typo (MB for MiB, a wrong card), not ECC."""

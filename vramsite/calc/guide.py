@@ -13,11 +13,10 @@ from decimal import Decimal
 from functools import cached_property
 
 from ..load.model import Gpu, Method, Model, SiteData
-from . import cost, memory, throughput
+from . import card_memory, cost, memory, throughput
 from .figure import COUNT, FACTOR, MEMORY, MULTIPLE, PERCENT, Figure, given, product, quotient
 from .lookup import Lookup, Market, lookup
 
-BYTES_PER_GIB = Decimal(2) ** 30
 
 
 class Guide:
@@ -270,15 +269,10 @@ class Guide:
     def gib_shortfall() -> Figure:
         """How much smaller a size reads in GiB than in GB: 1 − 10⁹ / 2³⁰."""
         gb = given(10 ** 9, "B", COUNT, "GB")
-        gib = given(BYTES_PER_GIB, "B", COUNT, "GiB")
+        gib = given(card_memory.BYTES_PER_GIB, "B", COUNT, "GiB")
         return Figure((1 - gb.value / gib.value) * 100, "%", PERCENT, "GiB shortfall", quotient(
             gb, gib, unit="", kind=FACTOR).formula)
 
-    @staticmethod
-    def gib_to_gb(gib) -> Figure:
-        """A size in GiB, in decimal GB."""
-        value = gib.value if isinstance(gib, Figure) else Decimal(gib)
-        return Figure(value * BYTES_PER_GIB / 10 ** 9, "GB", MEMORY, "decimal GB")
 
 
 class ModelView:

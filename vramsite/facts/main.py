@@ -91,8 +91,7 @@ class Formula(Facts):
     worked_offer: Offer
     bytes_per_gb: Figure
     spec_memory: Figure
-    """A spec-sheet size (the worked example's card), and what it holds in decimal GB."""
-    spec_memory_decimal: Figure
+    """A spec-sheet size (the worked example's card)."""
     gib_shortfall: Figure
     without_fp8: tuple[str, ...]
     int4_everywhere: bool
@@ -443,7 +442,7 @@ def _formula(guide: Guide, reference, serve: Serving) -> Formula:
     return Formula(guide.overhead, guide.precision_bytes("fp32"), guide.precision_bytes("bf16"),
                    guide.precision_bytes("fp8"), guide.precision_bytes("int4"), guide.kv_factor,
                    reference.inference("fp8").total, serve.fp8, guide.bytes_per_gb, spec,
-                   guide.gib_to_gb(spec.value), guide.gib_shortfall(),
+                   guide.gib_shortfall(),
                    tuple(g.name for g in guide.gpus_without(FP8_FEATURE)), int4.requires_feature is None,
                    card_memory.usable_gb(spec_gpu), card_memory.margin_percent(spec_gpu),
                    spec_card, card_memory.reported_gb(spec_gpu) is not None)

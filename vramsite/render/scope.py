@@ -157,6 +157,17 @@ class Scope:
             "gpu_link": self.pieces.gpu_link,
             "link_name": self.pieces.link_name,
             "method_name": self.pieces.method_name,
+            **self._page_data(),
+            "_": self.catalog.gettext,
+            "ngettext": self.catalog.ngettext,
+            PAGE: self.pieces,
+        }
+        context.update(extra)
+        return context
+
+    def _page_data(self) -> dict:
+        """What layouts and content both see of this page: its inputs, facts, the site's data, its language."""
+        return {
             "params": self.params,
             "card": self.card,
             "facts": self.facts,
@@ -164,12 +175,7 @@ class Scope:
             "pricing": self.build.data.pricing,
             "locale": self.locale,
             "format": self.mode,
-            "_": self.catalog.gettext,
-            "ngettext": self.catalog.ngettext,
-            PAGE: self.pieces,
         }
-        context.update(extra)
-        return context
 
     def content_context(self) -> dict:
         """What a content file sees: figures, facts and the page's functions, nothing of the build.
@@ -185,13 +191,7 @@ class Scope:
             "cell": guide.cell,
             **{name: getattr(api, name) for name in CONTENT_FUNCTIONS},
             "_": api.gettext,
-            "params": self.params,
-            "card": self.card,
-            "facts": self.facts,
-            "site": self.build.data.site,
-            "pricing": self.build.data.pricing,
-            "locale": self.locale,
-            "format": self.mode,
+            **self._page_data(),
             PAGE: self.prose,
             BUDGET: budget,
         }
