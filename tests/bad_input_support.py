@@ -13,25 +13,35 @@ from pathlib import Path
 
 import pytest
 
-from cli_support import SOURCES, run_build
+from cli_support import SOURCES, hashes, run_build
 from seed_sites import assemble_seed_site
+from vramsite.publish.writer import versions_folder
 
 
-@pytest.fixture(scope="module")
-def built_site(tmp_path_factory) -> Path:
-    """The seed 000 site's sources and a first, successful build of them."""
-    site = assemble_seed_site(tmp_path_factory.mktemp("pristine") / "site", "000")
+def built_seed_site(folder: Path, seed: str = "000") -> Path:
+    """The seed site's sources in ``folder`` and a first, successful build of them into its site/."""
+    site = assemble_seed_site(folder, seed)
     run = run_build(site)
     assert run.returncode == 0, run.stderr
     return site
 
 
+def fresh_copy(built: Path, target: Path) -> Path:
+    """A copy of a built site for one case, keeping its files' times."""
+    shutil.copytree(built, target, copy_function=shutil.copy2)
+    return target
+
+
+@pytest.fixture(scope="module")
+def built_site(tmp_path_factory) -> Path:
+    """The seed 000 site's sources and a first, successful build of them."""
+    return built_seed_site(tmp_path_factory.mktemp("pristine") / "site", "000")
+
+
 @pytest.fixture
 def site(built_site, tmp_path) -> Path:
     """A fresh copy of the built site for one case."""
-    copy = tmp_path / "site-src"
-    shutil.copytree(built_site, copy, copy_function=shutil.copy2)
-    return copy
+    return fresh_copy(built_site, tmp_path / "site-src")
 
 
 # -- edits ---------------------------------------------------------------------------
@@ -109,3 +119,22 @@ def assert_refused(run, case: Bad, line: int | None) -> None:
     assert matching, f"expected a line starting {start!r} containing {case.words!r}; got:\n{run.stderr}"
     assert lines[-1].endswith("nothing was written.")
     assert all(text.startswith(SOURCES) for text in lines[:-1]), "one line per problem, each naming its file"
+
+
+def check_refused_and_kept(site: Path, case: Bad) -> None:
+    """Apply the case's edits to a built site and build: refused as the case says, the previous site kept.
+
+    Kept means byte for byte, and without a new (half-filled) version beside it.
+    """
+    before, versions = hashes(site / "site"), _versions(site / "site")
+    edited = 0
+    for change in case.edits:
+        edited = change.apply(site)
+    assert_refused(run_build(site), case, expected_line(case, site, edited))
+    assert hashes(site / "site") == before, "the previous site changed"
+    assert _versions(site / "site") == versions, "the failed build left a version behind"
+
+
+def _versions(out: Path) -> list[str]:
+    folder = versions_folder(out)
+    return sorted(path.name for path in folder.iterdir()) if folder.is_dir() else []

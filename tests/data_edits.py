@@ -71,3 +71,33 @@ def render_page(site: Path, page_id: str) -> dict[str, str]:
     build = SiteBuild(site)
     page = next(page for page in build.pages if page.id == page_id)
     return {locale.segment: build.render_page(page, locale).markdown for locale in build.data.site.locales}
+
+
+def add_example_card(site: Path, usd: str, card_id: str = "rtx-pro-6000", name: str = "RTX PRO 6000",
+                     link_gbps: int = 64, region: str | None = None) -> None:
+    """The editors' guide's 'Add a card' example, typed at the end of gpus.yaml, and its price line."""
+    regions = f"    regions:\n      - {{id: {region}, stock: 8}}\n" if region else ""
+    append(site / "data" / "gpus.yaml", f"""
+  - id: {card_id}
+    name: {name}
+    vendor: nvidia
+    memory_gb: 96
+    memory_type: GDDR7
+    ecc: true
+    bandwidth_gbps: 1792
+    architecture: Blackwell
+    launched: 2025
+    features: [fp8]
+    stack: cuda
+    interconnect: {{kind: pcie-gen5, gbps: {link_gbps}}}
+{regions}""")
+    append(site / "data" / "prices.yaml", f"  - {{gpu: {card_id}, usd: {usd}}}\n")
+
+
+def append(path: Path, text: str) -> int:
+    """Add ``text`` at the end of the file, as an editor types it; return the line it starts on."""
+    before = path.read_text(encoding="utf-8")
+    if not before.endswith("\n"):
+        before += "\n"
+    path.write_text(before + text, encoding="utf-8")
+    return before.count("\n") + 1

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from bad_input_support import (EDITED, At, Bad, Edit, assert_refused, built_site, edit,  # noqa: F401 - fixtures
-                               expected_line, site)
-from cli_support import hashes, run_build
+from bad_input_support import (EDITED, At, Bad, Edit, built_site, check_refused_and_kept, edit,  # noqa: F401
+                               site)
+from cli_support import run_build
 
 PO_ZH = "locales/zh_CN/LC_MESSAGES/messages.po"
 AS_405B = "    params_billion: 405\n"
@@ -137,16 +137,7 @@ CASES = [
 
 @pytest.mark.parametrize("case", CASES, ids=[case.name for case in CASES])
 def test_bad_input_fails_clearly_and_keeps_the_previous_site(site, case):
-    before = hashes(site / "site")
-    edited = 0
-    for change in case.edits:
-        edited = change.apply(site)
-    line = expected_line(case, site, edited)
-
-    assert_refused(run_build(site), case, line)
-
-    assert hashes(site / "site") == before, "the previous site changed"
-    assert not (site / "site.staging").exists()
+    check_refused_and_kept(site, case)
 
 
 def test_every_case_breaks_something_different():

@@ -117,13 +117,14 @@ def test_a_price_edit_rewrites_only_the_files_it_changes(tmp_path):
     assert "en/gpus/h200-sxm.html" not in changed
     for path in set(after) - changed:  # unchanged files are the same inode: hard-linked, not rewritten
         assert after[path][:2] == before[path][:2], path
-    assert not (tmp_path / "site.staging").exists() and not (tmp_path / "site.previous").exists()
+    assert [path.name for path in writer.versions_folder(out).iterdir()] == [os.path.basename(os.readlink(out))], \
+        "the earlier version is tidied away; only the one the link names is left"
 
 
 def test_a_failed_write_leaves_the_previous_site(tmp_path, monkeypatch):
     out = tmp_path / "site"
     write_site({"index.html": b"old", "en/a.html": b"a"}, out)
-    before = stats(out)
+    before, versions = stats(out), sorted(writer.versions_folder(out).iterdir())
     calls = []
 
     def failing_write(self, data):
@@ -136,7 +137,7 @@ def test_a_failed_write_leaves_the_previous_site(tmp_path, monkeypatch):
     monkeypatch.undo()
     assert calls, "the write was attempted"
     assert stats(out) == before
-    assert not (tmp_path / "site.staging").exists()
+    assert sorted(writer.versions_folder(out).iterdir()) == versions, "the half-filled version is removed"
 
 
 def test_site_files_refuse_two_writers_and_escaping_paths():

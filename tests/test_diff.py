@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+import data_edits as edits
 from seed_sites import assemble_seed_site
 from vramsite.publish.diff import _change, _highlight, _sentences, diff_report
 
@@ -115,21 +116,7 @@ def test_a_committed_change_compared_with_the_previous_commit(repo):
 
 def test_a_new_card_in_a_site_in_a_subfolder(tmp_path):
     site = make_repo(tmp_path, "sites/demo")
-    gpus = site / "data" / "gpus.yaml"
-    gpus.write_text(gpus.read_text(encoding="utf-8") + """
-  - id: rtx-pro-6000
-    name: RTX PRO 6000
-    vendor: nvidia
-    memory_gb: 96
-    memory_type: GDDR7
-    bandwidth_gbps: 1792
-    architecture: Blackwell
-    features: [fp8]
-    stack: cuda
-    interconnect: {kind: pcie-gen5, gbps: 64}
-""", encoding="utf-8")
-    replace(site / "data" / "prices.yaml", "  - {gpu: a40, usd: 240}\n",
-            "  - {gpu: a40, usd: 240}\n  - {gpu: rtx-pro-6000, usd: 900}\n")
+    edits.add_example_card(site, "900")
     report = diff_report(site, "HEAD")
     assert "#### RTX PRO 6000" in report and "(`en/gpus/rtx-pro-6000.html`)" in report
     assert "- new page, with" in report

@@ -11,6 +11,7 @@ import subprocess
 import pytest
 from babel.messages.pofile import read_po, write_po
 
+import data_edits as edits
 from cli_support import run_cli
 from seed_sites import assemble_seed_site
 from vramsite.publish.diff import NO_CHANGE, SiteText, _highlight, compare, format_report, site_text
@@ -163,21 +164,7 @@ def test_chinese_sentences_mark_the_characters_that_differ():
 
 
 def test_a_new_card_adds_its_pages_to_the_sitemap_and_its_downloads(repo):
-    gpus = repo / "data" / "gpus.yaml"
-    gpus.write_text(gpus.read_text(encoding="utf-8") + """
-  - id: rtx-pro-6000
-    name: RTX PRO 6000
-    vendor: nvidia
-    memory_gb: 96
-    memory_type: GDDR7
-    bandwidth_gbps: 1792
-    architecture: Blackwell
-    features: [fp8]
-    stack: cuda
-    interconnect: {kind: pcie-gen5, gbps: 64}
-""", encoding="utf-8")
-    replace(repo / "data" / "prices.yaml", "  - {gpu: a40, usd: 240}\n",
-            "  - {gpu: a40, usd: 240}\n  - {gpu: rtx-pro-6000, usd: 900}\n")
+    edits.add_example_card(repo, "900")
     report = diff(repo)
     headings = page_headings(report)
     assert any(h.endswith("· zh-CN (`zh-cn/gpus/rtx-pro-6000.html`)") for h in headings)

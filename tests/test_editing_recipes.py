@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+import data_edits as edits
 from cli_support import ROOT, copy_sources, run_cli
 from site_invariants import Published, check_all
 from vramsite.calc import Guide
@@ -35,15 +36,6 @@ def replace_once(path: Path, old: str, new: str) -> None:
     text = path.read_text(encoding="utf-8")
     assert text.count(old) == 1, f"{old!r} must occur once in {path.name}"
     path.write_text(text.replace(old, new), encoding="utf-8")
-
-
-def append(path: Path, text: str) -> int:
-    """Add ``text`` at the end of the file; return the line it starts on."""
-    before = path.read_text(encoding="utf-8")
-    if not before.endswith("\n"):
-        before += "\n"
-    path.write_text(before + text, encoding="utf-8")
-    return before.count("\n") + 1
 
 
 def price_line(root: Path, card: str) -> str:
@@ -121,23 +113,8 @@ def add_a_card(root: Path, guide: Guide) -> dict:
     """'Add a card': the guide's example entry, then its price."""
     card = unused_id({gpu.id for gpu in guide.data.gpus}, "rtx-pro-6000")
     regions = guide.data.site.regions
-    region = f"    regions:\n      - {{id: {regions[0].id}, stock: 8}}\n" if regions else ""
-    append(root / "data" / "gpus.yaml", f"""
-  - id: {card}
-    name: RTX PRO 6000 ({card})
-    vendor: nvidia
-    memory_gb: 96
-    memory_type: GDDR7
-    ecc: true
-    bandwidth_gbps: 1792
-    architecture: Blackwell
-    launched: 2025
-    features: [fp8]
-    stack: cuda
-    interconnect: {{kind: pcie-gen5, gbps: 64}}
-{region}""")
-    usd = "900" if guide.data.pricing.period == "month" else "1.50"
-    append(root / "data" / "prices.yaml", f"  - {{gpu: {card}, usd: {usd}}}\n")
+    edits.add_example_card(root, "900" if guide.data.pricing.period == "month" else "1.50", card,
+                           f"RTX PRO 6000 ({card})", region=regions[0].id if regions else None)
     return {"card": card}
 
 
@@ -200,7 +177,7 @@ def add_a_model_size(root: Path, guide: Guide) -> dict:
 """
     else:  # no KV cache is counted from the shape: the size alone
         entry = f"  - {{id: {model}, name: {model}, params_billion: 123, examples: [Mistral Large 2]}}\n"
-    append(root / "data" / "models.yaml", entry)
+    edits.append(root / "data" / "models.yaml", entry)
     return {"model": model}
 
 
@@ -346,7 +323,7 @@ def test_removing_a_card_the_prose_names_is_an_error_at_that_line(site_name, tmp
     card = next(gpu.id for gpu in guide.data.gpus if not named_in_params(root, gpu.id))
     segment = guide.data.site.locales[0].segment
     page = root / "content" / segment / "index.md"
-    line = append(page, f'\n{{{{ gpu("{card}").name }}}}\n') + 1
+    line = edits.append(page, f'\n{{{{ gpu("{card}").name }}}}\n') + 1
     remove_card(root, card)
 
     check = run_cli("check", "--site", str(root), "--jobs", "1")

@@ -11,15 +11,14 @@ every page and twin, with no image or link it did not have.
 from __future__ import annotations
 
 import re
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from markdown_it import MarkdownIt
 
+from bad_input_support import built_seed_site, fresh_copy
 from cli_support import SOURCES, hashes, run_build
-from seed_sites import assemble_seed_site
 
 OUTPUT = "site"
 BUILD_FOLDERS = (OUTPUT, OUTPUT + ".versions", ".cache")
@@ -28,18 +27,15 @@ BUILD_FOLDERS = (OUTPUT, OUTPUT + ".versions", ".cache")
 
 @pytest.fixture(scope="module")
 def built_site(tmp_path_factory) -> Path:
-    site = assemble_seed_site(tmp_path_factory.mktemp("sandbox") / "site", "000")
+    """The seed 000 site, built, with a README.md of its own for content to try to reach."""
+    site = built_seed_site(tmp_path_factory.mktemp("sandbox") / "site", "000")
     (site / "README.md").write_text("the site's own notes\n", encoding="utf-8")
-    run = run_build(site)
-    assert run.returncode == 0, run.stderr
     return site
 
 
 @pytest.fixture
 def site(built_site, tmp_path) -> Path:
-    copy = tmp_path / "site-src"
-    shutil.copytree(built_site, copy, copy_function=shutil.copy2)
-    return copy
+    return fresh_copy(built_site, tmp_path / "site-src")
 
 
 def everything_but_the_output(folder: Path) -> dict[str, str]:

@@ -9,6 +9,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
+import data_edits as edits
 from seed_sites import assemble_seed_site
 from site_support import XHTML, parse_html
 from vramsite.publish.site import SiteBuild
@@ -200,23 +201,7 @@ def test_faq_jsonld_matches_the_rendered_faq(trees):
 def test_a_new_card_gets_pages_and_rows_everywhere(tmp_path):
     """On the seed 000 data, where the cell the new card wins is known."""
     assemble_seed_site(tmp_path, "000")
-    gpus = tmp_path / "data" / "gpus.yaml"
-    gpus.write_text(gpus.read_text() + """
-  - id: rtx-pro-6000
-    name: RTX PRO 6000
-    vendor: nvidia
-    memory_gb: 96
-    memory_type: GDDR7
-    ecc: true
-    bandwidth_gbps: 1792
-    architecture: Blackwell
-    launched: 2025
-    features: [fp8]
-    stack: cuda
-    interconnect: {kind: pcie-gen5, gbps: 63}
-""")
-    prices = tmp_path / "data" / "prices.yaml"
-    prices.write_text(prices.read_text() + "  - {gpu: rtx-pro-6000, usd: 690}\n")
+    edits.add_example_card(tmp_path, "690", link_gbps=63)
     files = SiteBuild(tmp_path).render()
     for segment in ("en", "zh-cn"):
         assert f"{segment}/gpus/rtx-pro-6000.html" in files
