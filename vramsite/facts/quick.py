@@ -17,7 +17,7 @@ from ..load.pages import PAGES_FILE
 from ..tables.model import Msg
 from . import register
 from .base import Facts
-from .views import Card, Offer, holds, offer
+from .views import Card, Model, Offer, holds, model, offer
 from .views import card as card_facts
 
 SERVING = ("infer-16", "infer-8", "infer-4")
@@ -25,18 +25,6 @@ SERVING = ("infer-16", "infer-8", "infer-4")
 ADAPTERS = ("lora", "qlora")
 FAR_MORE = Decimal(2)
 """"Far more" memory: at least twice as much."""
-
-
-@dataclass(frozen=True)
-class Model(Facts):
-    """A model as the quick prose names it: its parameter count is all the quick rules read."""
-
-    name: str
-    params: Figure
-
-
-def model(view) -> Model:
-    return Model(view.name, view.params)
 
 
 def _names(gpus) -> tuple[str, ...]:

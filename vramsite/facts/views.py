@@ -56,13 +56,16 @@ def card_or_none(view) -> Card | None:
 class Model(Facts):
     name: str
     params: Figure
-    layers: Figure
-    attention_heads: Figure
-    kv_heads: Figure
-    head_dim: Figure
+    layers: Figure | None
+    """The shape, where the data gives one (the KV cache reads it); None for a model sized by parameters alone."""
+    attention_heads: Figure | None
+    kv_heads: Figure | None
+    head_dim: Figure | None
 
 
 def model(view) -> Model:
+    if view.model.layers is None:
+        return Model(view.name, view.params, None, None, None, None)
     return Model(view.name, view.params, view.layers, view.attention_heads, view.kv_heads, view.head_dim)
 
 
