@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from ..load.model import Discount, Gpu, Pricing
+from ..load.model import Discount, Gpu, Period, Pricing
+from . import rules
 from .figure import (
     BANDWIDTH,
     COUNT,
@@ -15,6 +16,7 @@ from .figure import (
     PRICE,
     RATE,
     Figure,
+    Formula,
     difference,
     given,
     product,
@@ -27,7 +29,7 @@ DAYS_PER_WEEK = 7
 
 def _price_kind(pricing: Pricing) -> str:
     """A monthly price is a whole-dollar amount; an hourly one is a rate."""
-    return PRICE if pricing.period == "month" else RATE
+    return PRICE if pricing.period == Period.MONTH else RATE
 
 
 def unit_price(gpu: Gpu, pricing: Pricing) -> Figure | None:
@@ -35,13 +37,13 @@ def unit_price(gpu: Gpu, pricing: Pricing) -> Figure | None:
     usd = pricing.usd.get(gpu.id)
     if usd is None:
         return None
-    unit = "USD/month" if pricing.period == "month" else "USD/GPU-hour"
+    unit = "USD/month" if pricing.period == Period.MONTH else "USD/GPU-hour"
     return given(usd, unit, _price_kind(pricing), "price per card")
 
 
 def monthly_price(gpu: Gpu, pricing: Pricing) -> Figure | None:
     price = unit_price(gpu, pricing)
-    if price is None or pricing.period == "month":
+    if price is None or pricing.period == Period.MONTH:
         return price
     if pricing.hours_per_month is None:
         return None
@@ -51,7 +53,7 @@ def monthly_price(gpu: Gpu, pricing: Pricing) -> Figure | None:
 def hourly_price(gpu: Gpu, pricing: Pricing) -> Figure | None:
     """Price per GPU-hour: a monthly price spread over the month's hours."""
     price = unit_price(gpu, pricing)
-    if price is None or pricing.period == "hour":
+    if price is None or pricing.period == Period.HOUR:
         return price
     return quotient(price, _hours_per_month(pricing), unit="USD/GPU-hour", kind=RATE, label="price per GPU-hour")
 
@@ -70,31 +72,31 @@ def _hours_per_month(pricing: Pricing) -> Figure:
 
 
 def discount_percent(count: int, discounts: tuple[Discount, ...]) -> Figure:
-    for discount in discounts:
-        if discount.cards == count:
-            return given(discount.percent, "%", PERCENT, "discount")
-    return given(0, "%", PERCENT, "discount")
+    return given(rules.discount_percent(count, discounts), "%", PERCENT, "discount")
 
 
 def order_price(gpu: Gpu, count: int, pricing: Pricing, discounts: tuple[Discount, ...]) -> Figure | None:
-    """count × price per card × (1 − discount): the price of renting them together."""
+    """count × price per card × (1 − discount): the price of renting them together (``rules.order_usd``)."""
     price = unit_price(gpu, pricing)
     if price is None:
         return None
     discount = discount_percent(count, discounts)
     # Several cards at an hourly rate cost so much per hour, not per GPU-hour.
     unit = "USD/hour" if count > 1 and price.unit == "USD/GPU-hour" else price.unit
-    if count == 1 or discount.value == 0:
-        return product(given(count, "cards", COUNT), price, unit=unit, kind=price.kind, label="order price")
-    kept = difference(given(1), Figure(discount.value / 100, "", FACTOR, "discount", discount.formula),
-                      unit="", kind=FACTOR, label="after discount")
-    return product(given(count, "cards", COUNT), price, kept, unit=unit, kind=price.kind, label="order price")
+    terms = (given(count, "cards", COUNT), price)
+    if count > 1 and discount.value != 0:
+        share = Figure(discount.value / 100, "", FACTOR, "discount", discount.formula)
+        kept = Figure(rules.kept_share(discount.value), "", FACTOR, "after discount",
+                      Formula("−", (given(1), share)))
+        terms += (kept,)
+    return Figure(rules.order_usd(price.value, count, discounts), unit, price.kind, "order price",
+                  Formula("×", terms))
 
 
 def per_card_hour(order: Figure, count: int, pricing: Pricing) -> Figure:
     """An order's price per card per hour: order ÷ cards (÷ hours per month for monthly prices)."""
     cards = given(count, "cards", COUNT)
-    if pricing.period == "hour":
+    if pricing.period == Period.HOUR:
         return quotient(order, cards, unit="USD/GPU-hour", kind=RATE, label="price per GPU-hour")
     hours = product(cards, _hours_per_month(pricing), unit="hours", kind=COUNT, label="card-hours per month")
     return quotient(order, hours, unit="USD/GPU-hour", kind=RATE, label="price per GPU-hour")

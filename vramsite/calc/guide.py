@@ -12,8 +12,8 @@ from dataclasses import replace
 from decimal import Decimal
 from functools import cached_property
 
-from ..load.model import Gpu, Method, Model, SiteData
-from . import card_memory, cost, memory, throughput
+from ..load.model import Gpu, Method, MethodKind, Model, SiteData
+from . import card_memory, cost, memory, rules, throughput
 from .figure import COUNT, FACTOR, MEMORY, MULTIPLE, PERCENT, Figure, given, product, quotient
 from .lookup import Lookup, Market, lookup
 
@@ -50,13 +50,13 @@ class Guide:
         """The inference method for a precision; one is made from the defaults if the grid has none."""
         precision = self.data.precision(precision_id)
         for method in self.data.methods:
-            if method.kind == "inference" and method.precision == precision:
+            if method.kind == MethodKind.INFERENCE and method.precision == precision:
                 return method
-        template = next((m for m in self.data.methods if m.kind == "inference"), None)
+        template = next((m for m in self.data.methods if m.kind == MethodKind.INFERENCE), None)
         if template is None:
             inference = self.data.inference
-            return Method(f"infer-{precision.id}", "Inference {precision}", "inference", precision, None, False, False,
-                          inference.kv_cache, inference.overhead_gb, inference.margin_percent, False)
+            return Method(f"infer-{precision.id}", "Inference {precision}", MethodKind.INFERENCE, precision, None,
+                          False, False, inference.kv_cache, inference.overhead_gb, inference.margin_percent, False)
         return replace(template, id=f"infer-{precision.id}", precision=precision)
 
     # -- assumptions as figures (for prose) --------------------------------
@@ -166,7 +166,7 @@ class Guide:
         gpus = tuple(gpu for gpu in self.data.gpus if stack is None or gpu.stack == stack)
         if roomy:
             need = self.need(model, method, context, batch).total
-            gpus = tuple(gpu for gpu in gpus if gpu.memory_gb - need.value >= self.data.lookup.tight_single_gb)
+            gpus = tuple(gpu for gpu in gpus if rules.holds_roomily(gpu.memory_gb, need.value, self.data.lookup))
         if faster_than is not None:
             gpus = tuple(gpu for gpu in gpus if gpu.bandwidth_gbps > faster_than)
         market = Market(gpus, self.data.pricing, self.data.discounts, self.data.lookup)
@@ -389,7 +389,7 @@ class GpuView:
 
     @property
     def min_cards(self) -> Figure:
-        counts = self.gpu.rentable_counts or self.guide.data.lookup.card_counts
+        counts = rules.allowed_counts(self.gpu, self.guide.data.lookup)
         return given(min(counts), "cards", COUNT, "minimum order")
 
     @property

@@ -12,9 +12,20 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from ..load.model import Discount, Gpu, LookupRules, Method, Pricing
+from ..load.model import Discount, Gpu, LookupRules, Method, Pricing, Selection
 from .cost import card_memory, order_price
-from .figure import COUNT, MEMORY, Figure, ceiling_quotient, difference, given, product, quotient
+from .figure import COUNT, MEMORY, Figure, ceiling_quotient, given, product
+from .rules import (
+    allowed_counts,
+    capacity,
+    headroom_figure,
+    headroom_per_card,
+    is_tight,
+    meets_rules,
+    need_per_card_figure,
+    order_usd,
+    required_feature,
+)
 
 
 @dataclass(frozen=True)
@@ -68,33 +79,14 @@ class Lookup:
         return self.choice is not None
 
 
-def allowed_counts(gpu: Gpu, rules: LookupRules) -> tuple[int, ...]:
-    return gpu.rentable_counts or rules.card_counts
-
-
-def meets_rules(gpu: Gpu, count: int, method: Method, rules: LookupRules) -> bool:
-    """Hardware and rental rules, leaving aside whether the need fits."""
-    if count not in allowed_counts(gpu, rules):
-        return False
-    feature = method.precision.requires_feature if method.precision else None
-    if feature and feature not in gpu.features:
-        return False
-    if count > 1 and method.needs_all_to_all:
-        reach = gpu.interconnect.all_to_all_cards
-        return reach is not None and reach >= count
-    return True
-
-
 def configuration(need: Figure, gpu: Gpu, count: int, market: Market) -> Configuration | None:
     """The configuration of ``count`` × ``gpu`` for ``need``, if it has a price."""
     price = order_price(gpu, count, market.pricing, market.discounts)
     if price is None:
         return None
-    cards = given(count, "cards", COUNT)
-    per_card = need if count == 1 else quotient(need, cards, unit="GB", kind=MEMORY, label="per card")
-    headroom = difference(card_memory(gpu), per_card, label="headroom")
-    limit = market.rules.tight_single_gb if count == 1 else market.rules.tight_per_card_gb
-    return Configuration(gpu, count, per_card, headroom, price, headroom.value < limit)
+    headroom = headroom_figure(card_memory(gpu), need, count)
+    return Configuration(gpu, count, need_per_card_figure(need, count), headroom, price,
+                         is_tight(headroom.value, count, market.rules))
 
 
 @dataclass(frozen=True)
@@ -114,10 +106,9 @@ class Option:
 def candidates(need: Figure, method: Method, market: Market) -> list[Option]:
     """Every priced configuration that meets the rules and holds the need."""
     found = []
-    for gpu, count, capacity, price in _offers(method, market):
-        if need.value <= capacity:
-            headroom = gpu.memory_gb - (need.value if count == 1 else need.value / count)
-            found.append(Option(gpu, count, price, headroom))
+    for gpu, count, memory, price in _offers(method, market):
+        if need.value <= memory:  # rules.fits, with the cards' memory worked out once
+            found.append(Option(gpu, count, price, headroom_per_card(gpu.memory_gb, need.value, count)))
     return found
 
 
@@ -127,9 +118,8 @@ def _offers(method: Method, market: Market) -> list[tuple[Gpu, int, Decimal, Dec
     They depend on the method only through its hardware feature and its need for an
     all-to-all link, so a grid of many models works them out once per kind of method.
     """
-    key = (method.precision.requires_feature if method.precision else None, method.needs_all_to_all)
+    key = _rules_key(method)
     if key not in market._offers:
-        discounts = {discount.cards: discount.percent for discount in market.discounts}
         offers = []
         for gpu in market.gpus:
             usd = market.pricing.usd.get(gpu.id)
@@ -137,11 +127,15 @@ def _offers(method: Method, market: Market) -> list[tuple[Gpu, int, Decimal, Dec
                 continue
             for count in allowed_counts(gpu, market.rules):
                 if meets_rules(gpu, count, method, market.rules):
-                    # The same arithmetic as cost.order_price, without the figures.
-                    price = count * usd * (1 - discounts.get(count, Decimal(0)) / 100) if count > 1 else usd
-                    offers.append((gpu, count, gpu.memory_gb * count, price))
+                    price = order_usd(usd, count, market.discounts)
+                    offers.append((gpu, count, capacity(gpu.memory_gb, count), price))
         market._offers[key] = offers
     return market._offers[key]
+
+
+def _rules_key(method: Method) -> tuple:
+    """What of a method the hardware rules look at."""
+    return required_feature(method), method.needs_all_to_all
 
 
 def _cheapest_key(offer: tuple) -> tuple:
@@ -157,14 +151,13 @@ def _smallest_fit_key(offer: tuple) -> tuple:
     return (count, gpu.memory_gb, price, gpu.id)
 
 
-SELECTIONS = {"cheapest": _cheapest_key, "smallest_fit": _smallest_fit_key}
+SELECTIONS = {Selection.CHEAPEST: _cheapest_key, Selection.SMALLEST_FIT: _smallest_fit_key}
 """The selection rules a site can name in sizing.yaml (lookup.selection). Neither depends on
 the need, so the offers are sorted once and the answer is the first that holds the need."""
 
 
 def _ranked(method: Method, market: Market) -> list[tuple]:
-    key = ("ranked", market.rules.selection,
-           method.precision.requires_feature if method.precision else None, method.needs_all_to_all)
+    key = ("ranked", market.rules.selection, *_rules_key(method))
     if key not in market._offers:
         market._offers[key] = sorted(_offers(method, market), key=SELECTIONS[market.rules.selection])
     return market._offers[key]
@@ -172,6 +165,7 @@ def _ranked(method: Method, market: Market) -> list[tuple]:
 
 def lookup(need: Figure, method: Method, market: Market) -> Lookup:
     node_cards = max(market.rules.card_counts)
+    # rules.fits, with the cards' memory worked out once: this is the grid's inner loop.
     best = next((offer for offer in _ranked(method, market) if need.value <= offer[2]), None)
     if best is None:
         return Lookup(need, method, None, (), _nodes_needed(need, method, market, node_cards), node_cards)

@@ -24,13 +24,16 @@ from .model import (
     LocaleConfig,
     LookupRules,
     Method,
+    MethodKind,
     Model,
     Payment,
+    Period,
     Precision,
     Pricing,
     Reference,
     Region,
     ReportedMemory,
+    Selection,
     SiteConfig,
     SiteData,
     SiteRegion,
@@ -286,14 +289,15 @@ class _Checker:
                 precision = self.find_precision(precisions, item["precision"], path + ("precision",))
             if item.get("adapter") and finetune.adapter is None:
                 self.problem("sizing", path + ("adapter",), "adapter is true but finetune.adapter is not set")
-            serving = item["kind"] == "inference"
+            kind = MethodKind(item["kind"])
+            serving = kind is MethodKind.INFERENCE
             kv_cache = item.get("kv_cache", inference.kv_cache if serving else False)
             if kv_cache and inference.kv_precision is None and not inference.kv_cache:
                 self.problem("sizing", path + ("kv_cache",), "kv_cache needs inference.kv_precision")
             methods.append(Method(
                 id=item["id"],
                 label=item["label"],
-                kind=item["kind"],
+                kind=kind,
                 precision=precision,
                 bytes_per_param=_dec(item.get("bytes_per_param")),
                 training_state=item.get("training_state", False),
@@ -320,7 +324,7 @@ class _Checker:
         return LookupRules(
             columns=tuple(columns),
             card_counts=tuple(sorted(raw["card_counts"])),
-            selection=raw["selection"],
+            selection=Selection(raw["selection"]),
             tight_single_gb=_dec(raw["tight"]["single_card_gb"]),
             tight_per_card_gb=_dec(raw["tight"]["per_card_gb"]),
         )
@@ -342,14 +346,15 @@ class _Checker:
                     self.docs["prices"].name, self.docs["prices"].line_of(("prices",)), f"prices[{gpu.id}]",
                     f"card {gpu.id!r} (gpus.yaml line {gpus_doc.line_of(('gpus', index))}) has no price",
                 ))
-        if raw["period"] == "month" and "hours_per_month" not in raw:
+        period = Period(raw["period"])
+        if period is Period.MONTH and "hours_per_month" not in raw:
             self.problem("prices", ("hours_per_month",), "missing required field 'hours_per_month' (prices are monthly)")
         terms = raw.get("terms", {})
         snapshot = raw.get("snapshot")
         return Pricing(
             updated=str(raw["updated"]),
             currency=raw["currency"],
-            period=raw["period"],
+            period=period,
             usd={entry["gpu"]: _dec(entry["usd"]) for entry in entries},
             hours_per_month=raw.get("hours_per_month"),
             minimum_days=terms.get("minimum_days"),

@@ -7,10 +7,32 @@ the loader builds them once from validated YAML.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cached_property
 from decimal import Decimal
+from enum import StrEnum
+from functools import cached_property
 
 from ..errors import UnknownId
+
+
+class Period(StrEnum):
+    """What a price list's prices are per: a month, or an hour of one card."""
+
+    MONTH = "month"
+    HOUR = "hour"
+
+
+class MethodKind(StrEnum):
+    """What a sizing method is for: serving a model, or fine-tuning it."""
+
+    INFERENCE = "inference"
+    FINETUNE = "finetune"
+
+
+class Selection(StrEnum):
+    """How the lookup picks one configuration among those that hold a need."""
+
+    CHEAPEST = "cheapest"
+    SMALLEST_FIT = "smallest_fit"
 
 
 @dataclass(frozen=True)
@@ -134,7 +156,7 @@ class Method:
     id: str
     label: str
     """Column heading: a UI string (msgid); {precision} is the precision's label."""
-    kind: str
+    kind: MethodKind
     precision: Precision | None
     """Weights stored in this format (also sets the hardware rule)."""
     bytes_per_param: Decimal | None
@@ -154,7 +176,7 @@ class LookupRules:
 
     columns: tuple[Method, ...]
     card_counts: tuple[int, ...]
-    selection: str
+    selection: Selection
     tight_single_gb: Decimal
     tight_per_card_gb: Decimal
 
@@ -179,8 +201,8 @@ class Pricing:
     updated: str
     """ISO date, optionally with a time (as the editor wrote it)."""
     currency: str
-    period: str
-    """The unit of ``usd``: month or hour."""
+    period: Period
+    """The unit of ``usd``."""
     usd: dict[str, Decimal | None]
     """Price per card per period, by GPU id; None: offered, price not published."""
     hours_per_month: int | None = None
