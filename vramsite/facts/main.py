@@ -10,10 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal
 
-from ..calc import card_memory
+from ..calc import card_memory, rules
 from ..calc.figure import COUNT, Figure, given
 from ..calc.guide import Guide
 from ..calc.lookup import configuration
+from ..load.model import Selection
 from . import register
 from .base import Facts
 from .views import Card, Model, Offer, card, card_or_none, holds, model, offer
@@ -472,13 +473,12 @@ def _context(guide: Guide, reference, serve: Serving, params: dict) -> Context:
     longer = long_contexts[0]
     need = reference.inference("fp8", context=longer).total
     picked = serve.fp8
-    still = picked.fits and need.value <= picked.card.memory.value * picked.count.value
+    still = picked.fits and rules.fits(need.value, picked.card.gpu.memory_gb, int(picked.count.value))
     headroom = configuration(need, picked.card.gpu, int(picked.count.value), guide.market).headroom_per_card \
         if still else None
     method = guide.inference_method("fp8")
-    roomier = sorted((g for g in guide.gpus if g.price is not None and g.gpu.memory_gb >= need.value
-                      and 1 in (g.gpu.rentable_counts or guide.data.lookup.card_counts)
-                      and (method.precision.requires_feature is None or g.has(method.precision.requires_feature))),
+    roomier = sorted((g for g in guide.gpus if g.price is not None and rules.fits(need.value, g.gpu.memory_gb)
+                      and rules.meets_rules(g.gpu, 1, method, guide.data.lookup)),
                      key=lambda g: (g.gpu.memory_gb, g.id))
     return Context(given(long_contexts[-1], "", COUNT), given(longer, "", COUNT),
                    guide.ratio(reference.kv(kv_precision="bf16"), reference.kv(kv_precision="fp8")), picked,
@@ -501,7 +501,7 @@ def _finetune(guide: Guide, reference) -> Finetune:
 
 
 def _grid(guide: Guide, serve: Serving) -> Grid:
-    return Grid(guide.data.lookup.selection == "cheapest", guide.tight_single, guide.tight_per_card,
+    return Grid(guide.data.lookup.selection == Selection.CHEAPEST, guide.tight_single, guide.tight_per_card,
                 discounts(guide), _tight(guide), _outlier(guide), serve.int4,
                 given(max(guide.data.lookup.card_counts), "", COUNT))
 
@@ -580,7 +580,7 @@ def _ceilings(guide: Guide, fast) -> Ceilings:
     need = small.inference("bf16").total
     return Ceilings(model(small), small.weights("bf16"), card(slow), small.decode_ceiling(slow.id, "bf16"),
                     card(fast), small.decode_ceiling(fast.id, "bf16"),
-                    need.value <= slow.gpu.memory_gb and need.value <= fast.gpu.memory_gb,
+                    rules.fits(need.value, slow.gpu.memory_gb) and rules.fits(need.value, fast.gpu.memory_gb),
                     guide.ratio(fast.bandwidth, slow.bandwidth))
 
 
@@ -588,7 +588,7 @@ def _quantized(guide: Guide, params: dict) -> Quantized:
     mid = guide.model(params["mid_model"])
     dense = offer(guide, guide.lookup(mid.model, guide.inference_method("bf16")))
     small_need = mid.inference("int4").total
-    holding = [g for g in guide.gpus if g.price is not None and g.gpu.memory_gb >= small_need.value]
+    holding = [g for g in guide.gpus if g.price is not None and rules.fits(small_need.value, g.gpu.memory_gb)]
     small = None
     if holding:
         size = min(g.gpu.memory_gb for g in holding)
@@ -646,8 +646,9 @@ def _not_us(guide: Guide) -> NotUs:
 
 def _largest_held(guide: Guide, view, *methods: str):
     """The largest model that one ``view`` card holds under every method without fitting tightly."""
-    room = view.gpu.memory_gb - guide.data.lookup.tight_single_gb
-    held = [m for m in guide.models if all(_need(guide, m, method).value <= room for method in methods)]
+    held = [m for m in guide.models
+            if all(rules.holds_roomily(view.gpu.memory_gb, _need(guide, m, method).value, guide.data.lookup)
+                   for method in methods)]
     return max(held, key=lambda m: (m.params.value, m.id)) if held else None
 
 
@@ -668,7 +669,7 @@ def _tldr(guide: Guide, reference, serve: Serving, params: dict) -> Tldr:
     fastest = _fastest_under(guide, params["budget_usd"])
     long = guide.cheapest(reference.id, guide.inference_method("fp8").id, context=params["long_context"], stack="cuda")
     return Tldr(learner, card(production), model(mid), need,
-                need.value <= production.gpu.memory_gb and production.has(FP8_FEATURE),
+                rules.fits(need.value, production.gpu.memory_gb) and production.has(FP8_FEATURE),
                 given(params["budget_usd"], "", COUNT), card_or_none(fastest), model(reference), serve,
                 offer(guide, long), given(params["long_context"], "", COUNT))
 
@@ -700,7 +701,7 @@ def _small(guide: Guide, params: dict) -> Small:
     memory = bf16.card.memory if bf16.fits and bf16.one_card else None
     return Small(
         model(small), serve, bf16.card.memory_gb if memory else None,
-        bool(memory) and all(o.need.value <= memory.value for o in (serve.bf16, serve.fp8, serve.int4)),
+        bool(memory) and all(rules.fits(o.need.value, memory.value) for o in (serve.bf16, serve.fp8, serve.int4)),
         bool(memory) and holds(bf16.card, serve.int4.need), bool(bf16.card and bf16.card.fp8),
         small.decode_ceiling(bf16.card.gpu.id, "bf16") if bf16.fits else None,
         card(fast) if fast.id != (bf16.card.gpu.id if bf16.card else None) else None,
@@ -712,8 +713,8 @@ def _finetune_on(guide: Guide) -> FinetuneOn:
     models = sorted(guide.models, key=lambda m: (m.params.value, m.id))
 
     def fits(method_id: str) -> tuple[Fit, ...]:
-        return tuple(Fit(model(m), m.need(method_id).total, m.need(method_id).total.value <= view.gpu.memory_gb)
-                     for m in models)
+        needs = ((m, m.need(method_id).total) for m in models)
+        return tuple(Fit(model(m), need, rules.fits(need.value, view.gpu.memory_gb)) for m, need in needs)
 
     return FinetuneOn(card(view), fits("qlora"), fits("lora"), fits("full-act"), guide.bytes_per_param("full"))
 

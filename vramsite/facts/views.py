@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..calc import rules
 from ..calc.figure import COUNT, Figure, given
 from ..calc.lookup import Lookup
 from ..load.model import Gpu
@@ -99,4 +100,4 @@ def offer(guide, answer: Lookup) -> Offer:
 
 def holds(card_facts: Card, need: Figure) -> bool:
     """Whether one card's memory holds ``need``."""
-    return need.value <= card_facts.memory.value
+    return rules.fits(need.value, card_facts.memory.value)

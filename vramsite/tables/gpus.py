@@ -2,19 +2,15 @@
 
 from __future__ import annotations
 
+from ..calc import rules
 from ..calc.cost import discount_percent, per_card_hour
-from ..calc.figure import COUNT, difference, given
+from ..calc.figure import COUNT, given
 from ..calc.guide import Guide, GpuView
 from ..calc.memory import max_context
 from ..errors import UnknownId
+from ..load.model import MethodKind, Period
 from .guide import figure_cell, gpu_header, method_label, model_header
 from .model import Cell, Column, Fig, Flag, Link, Msg, Row, Table, Text
-
-
-def lacks_feature(card: GpuView, method) -> str | None:
-    """The hardware feature a method's precision needs and the card lacks, if any."""
-    feature = method.precision.requires_feature if method.precision else None
-    return feature if feature and feature not in card.gpu.features else None
 
 
 def yes_no(value: bool) -> Cell:
@@ -53,7 +49,7 @@ def catalogue_table(guide: Guide, columns: list[str] | None = None) -> Table:
         Column(Msg.of("FP8"), False, "fp8"),
         Column(Msg.of("Card-to-card link"), False, "interconnect"),
         Column(Msg.of("Software"), False, "stack"),
-        Column(Msg.of("Price per month" if guide.data.pricing.period == "month" else "Price per GPU-hour"),
+        Column(Msg.of("Price per month" if guide.data.pricing.period == Period.MONTH else "Price per GPU-hour"),
                True, "price"),
         Column(Msg.of("$ per GB per month"), True, "usd_per_gb_month"),
         Column(Msg.of("Regions and stock"), False, "regions"),
@@ -80,9 +76,10 @@ def catalogue_table(guide: Guide, columns: list[str] | None = None) -> Table:
 def gpu_prices_table(guide: Guide, gpu: str) -> Table:
     """One card's price by order size: per order, discount, per card, per GPU-hour."""
     card = guide.gpu(gpu)
-    counts = card.gpu.rentable_counts or guide.data.lookup.card_counts
+    counts = rules.allowed_counts(card.gpu, guide.data.lookup)
     columns = (
-        Column(Msg.of("Order per month" if guide.data.pricing.period == "month" else "Order per hour"), True, "price"),
+        Column(Msg.of("Order per month" if guide.data.pricing.period == Period.MONTH else "Order per hour"), True,
+               "price"),
         Column(Msg.of("Discount"), True, "discount_percent"),
         Column(Msg.of("Per GPU-hour"), True, "usd_per_gpu_hour"),
     )
@@ -109,11 +106,11 @@ def gpu_fits_table(guide: Guide, gpu: str) -> Table:
         cells = []
         for method in methods:
             need = model.need(method.id).total
-            feature = lacks_feature(card, method)
+            feature = rules.lacks_feature(card.gpu, method)
             if feature:
                 cells.append(Cell(Msg.of("no {feature}", feature=Text(feature.upper())), flags=("no",)))
-            elif need.value <= card.gpu.memory_gb:
-                left = difference(card.memory, need, label="headroom")
+            elif rules.fits(need.value, card.gpu.memory_gb):
+                left = rules.headroom_figure(card.memory, need, 1)
                 cells.append(Cell(Fig(need), sub=Msg.of("{left} left", left=Fig(left)), flags=("fits",), value=need))
             else:
                 cells.append(Cell(Fig(need), sub=(Flag("does not fit"),), flags=("no",), value=need))
@@ -125,7 +122,7 @@ def gpu_fits_table(guide: Guide, gpu: str) -> Table:
 def gpu_context_table(guide: Guide, gpu: str) -> Table | None:
     """The longest context each model can serve on one card, per inference precision."""
     card = guide.gpu(gpu)
-    methods = [method for method in guide.data.methods if method.kind == "inference" and method.kv_cache]
+    methods = [method for method in guide.data.methods if method.kind == MethodKind.INFERENCE and method.kv_cache]
     if not methods:
         return None
     columns = tuple(Column(method_label(method), True, method.id) for method in methods)
@@ -133,7 +130,7 @@ def gpu_context_table(guide: Guide, gpu: str) -> Table | None:
     for model in guide.models:
         cells = []
         for method in methods:
-            tokens = None if lacks_feature(card, method) else \
+            tokens = None if rules.lacks_feature(card.gpu, method) else \
                 max_context(model.model, method, guide.sizing, card.gpu.memory_gb)
             cells.append(figure_cell(tokens) if tokens is not None else Cell(Text("—"), flags=("no",)))
         rows.append(Row(model_header(model), tuple(cells), model.id))
@@ -144,17 +141,17 @@ def gpu_context_table(guide: Guide, gpu: str) -> Table | None:
 def gpu_ceiling_table(guide: Guide, gpu: str) -> Table:
     """Decode ceilings (bandwidth ÷ weights) per model and precision, on one card."""
     card = guide.gpu(gpu)
-    methods = [method for method in guide.data.methods if method.kind == "inference" and method.precision]
+    methods = [method for method in guide.data.methods if method.kind == MethodKind.INFERENCE and method.precision]
     columns = tuple(Column(method_label(method), True, method.id) for method in methods)
     rows = []
     for model in guide.models:
         cells = []
         for method in methods:
             ceiling = model.decode_ceiling(card.id, method.precision.id)
-            feature = lacks_feature(card, method)
+            feature = rules.lacks_feature(card.gpu, method)
             if feature:
                 cells.append(Cell(Msg.of("no {feature}", feature=Text(feature.upper())), flags=("no",)))
-            elif model.need(method.id).total.value <= card.gpu.memory_gb:
+            elif rules.fits(model.need(method.id).total.value, card.gpu.memory_gb):
                 cells.append(Cell(Fig(ceiling), value=ceiling))
             else:
                 cells.append(Cell(Flag("does not fit"), flags=("no",)))
