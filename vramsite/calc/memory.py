@@ -5,7 +5,7 @@ Sizes are decimal GB: billions of parameters × bytes per parameter = GB.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 
 from ..load.model import Finetune, Inference, Method, Model, Precision
@@ -85,6 +85,39 @@ def kv_cache(model: Model, kv_precision: Precision, context_tokens: int, batch: 
 
 
 @dataclass(frozen=True)
+class NeedLine:
+    """A method's memory formula as a straight line in its KV cache, in GB:
+
+        (weights + adapter + KV cache) × (1 + margin) + overhead
+          = fixed + KV cache × growth,
+        fixed = (weights + adapter) × (1 + margin) + overhead,   growth = 1 + margin
+
+    ``method_memory`` takes its total from ``total``, and the longest context
+    from ``kv_room``: the one line, read in both directions.
+    """
+
+    fixed: Decimal
+    growth: Decimal
+
+    def total(self, kv_cache_gb: Decimal) -> Decimal:
+        return self.fixed + kv_cache_gb * self.growth
+
+    def kv_room(self, memory_gb: Decimal) -> Decimal:
+        """The largest KV cache whose total still fits ``memory_gb`` (negative when the rest alone does not)."""
+        return (memory_gb - self.fixed) / self.growth
+
+
+def margin_growth(method: Method) -> Decimal:
+    """1 + margin: what each GB of weights, adapter and KV cache takes once the margin is added."""
+    return 1 + method.margin_percent / 100
+
+
+def need_line(weights: Figure, adapter: Figure, overhead: Figure, method: Method) -> NeedLine:
+    growth = margin_growth(method)
+    return NeedLine((weights.value + adapter.value) * growth + overhead.value, growth)
+
+
+@dataclass(frozen=True)
 class MemoryNeed:
     """A method's memory, term by term; ``total`` is what must fit."""
 
@@ -94,6 +127,8 @@ class MemoryNeed:
     margin: Figure
     overhead: Figure
     total: Figure
+    line: NeedLine
+    """The formula behind ``total``, as fixed part and growth with the KV cache."""
 
 
 @dataclass(frozen=True)
@@ -134,23 +169,23 @@ def method_memory(model: Model, method: Method, sizing: Sizing,
     margin = product(subtotal, given(method.margin_percent, "%", PERCENT, "margin"),
                      unit="GB", kind=MEMORY, label="margin", scale=Decimal("0.01"))
     overhead = given(method.overhead_gb, "GB", MEMORY, "runtime overhead")
-    need = total(the_weights, adapter, cache, margin, overhead, unit="GB", kind=MEMORY, label="total")
-    return MemoryNeed(the_weights, adapter, cache, margin, overhead, need)
+    line = need_line(the_weights, adapter, overhead, method)
+    terms = total(the_weights, adapter, cache, margin, overhead, unit="GB", kind=MEMORY, label="total")
+    return MemoryNeed(the_weights, adapter, cache, margin, overhead, replace(terms, value=line.total(cache.value)),
+                      line)
 
 
 def max_context(model: Model, method: Method, sizing: Sizing, memory_gb: Decimal, batch: int | None = None) -> Figure | None:
     """The longest context (whole tokens) whose KV cache still fits ``memory_gb`` beside the rest.
 
-    From total = (weights + adapter + kv) × (1 + margin) + overhead ≤ memory:
-    kv ≤ (memory − overhead) ÷ (1 + margin) − weights − adapter, and
-    context = kv ÷ (KV bytes per token × batch). None when the method counts
-    no KV cache, or when the rest alone does not fit.
+    The room for the KV cache is the method's own ``NeedLine`` solved for
+    ``memory_gb``; context = room ÷ (KV cache per token × batch). None when
+    the method counts no KV cache, or when the rest alone does not fit.
     """
     if not method.kv_cache:
         return None
     batch = batch or sizing.inference.batch
-    need = method_memory(model, method, sizing, context_tokens=1, batch=batch)
-    room = (memory_gb - need.overhead.value) / (1 + method.margin_percent / 100) - need.weights.value - need.adapter.value
+    room = method_memory(model, method, sizing, context_tokens=1, batch=batch).line.kv_room(memory_gb)
     if room <= 0:
         return None
     room_gb = Figure(room, "GB", KV_CACHE, "room for the KV cache")
