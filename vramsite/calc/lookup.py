@@ -37,7 +37,8 @@ class Market:
     discounts: tuple[Discount, ...]
     rules: LookupRules
     _offers: dict = field(default_factory=dict, init=False, compare=False, hash=False, repr=False)
-    """Priced configurations by the method's rules (feature, all-to-all), worked out once."""
+    """What depends only on the method's rules (feature, all-to-all), worked out once: the priced
+    configurations, their ranking, the cards of each memory size, the card that forms a node."""
 
 
 @dataclass(frozen=True)
@@ -175,21 +176,32 @@ def lookup(need: Figure, method: Method, market: Market) -> Lookup:
 
 def _same_class(choice: Configuration, method: Method, market: Market) -> tuple[Gpu, ...]:
     """Qualifying cards of the chosen card's memory size, priced or not, in data order."""
-    return tuple(
-        gpu for gpu in market.gpus
-        if gpu.memory_gb == choice.gpu.memory_gb and meets_rules(gpu, choice.count, method, market.rules)
-    )
+    key = ("same class", choice.gpu.memory_gb, choice.count, *_rules_key(method))
+    if key not in market._offers:
+        market._offers[key] = tuple(
+            gpu for gpu in market.gpus
+            if gpu.memory_gb == choice.gpu.memory_gb and meets_rules(gpu, choice.count, method, market.rules)
+        )
+    return market._offers[key]
+
+
+def _node_card(method: Method, market: Market, node_cards: int) -> Gpu | None:
+    """The largest priced card that forms a full node under the method's rules."""
+    key = ("node card", node_cards, *_rules_key(method))
+    if key not in market._offers:
+        eligible = [
+            gpu for gpu in market.gpus
+            if meets_rules(gpu, node_cards, method, market.rules) and market.pricing.usd.get(gpu.id) is not None
+        ]
+        market._offers[key] = max(eligible, key=lambda gpu: (gpu.memory_gb, gpu.id)) if eligible else None
+    return market._offers[key]
 
 
 def _nodes_needed(need: Figure, method: Method, market: Market, node_cards: int) -> Figure | None:
     """Full nodes of the largest card that could form one, to hold ``need``."""
-    eligible = [
-        gpu for gpu in market.gpus
-        if meets_rules(gpu, node_cards, method, market.rules) and market.pricing.usd.get(gpu.id) is not None
-    ]
-    if not eligible:
+    largest = _node_card(method, market, node_cards)
+    if largest is None:
         return None
-    largest = max(eligible, key=lambda gpu: (gpu.memory_gb, gpu.id))
     node_memory = product(given(node_cards, "cards", COUNT), card_memory(largest), unit="GB", kind=MEMORY,
                           label="node memory")
     return ceiling_quotient(need, node_memory, unit="nodes", label="nodes")

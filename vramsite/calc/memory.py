@@ -5,7 +5,7 @@ Sizes are decimal GB: billions of parameters × bytes per parameter = GB.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from decimal import Decimal
 
 from ..load.model import Finetune, Inference, Method, Model, Precision
@@ -171,8 +171,8 @@ def method_memory(model: Model, method: Method, sizing: Sizing,
     overhead = given(method.overhead_gb, "GB", MEMORY, "runtime overhead")
     line = need_line(the_weights, adapter, overhead, method)
     terms = total(the_weights, adapter, cache, margin, overhead, unit="GB", kind=MEMORY, label="total")
-    return MemoryNeed(the_weights, adapter, cache, margin, overhead, replace(terms, value=line.total(cache.value)),
-                      line)
+    need = Figure(line.total(cache.value), terms.unit, terms.kind, terms.label, terms.formula)
+    return MemoryNeed(the_weights, adapter, cache, margin, overhead, need, line)
 
 
 def max_context(model: Model, method: Method, sizing: Sizing, memory_gb: Decimal, batch: int | None = None) -> Figure | None:
