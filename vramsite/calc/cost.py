@@ -85,7 +85,7 @@ def order_price(gpu: Gpu, count: int, pricing: Pricing, discounts: tuple[Discoun
     unit = "USD/hour" if count > 1 and price.unit == "USD/GPU-hour" else price.unit
     terms = (given(count, "cards", COUNT), price)
     if count > 1 and discount.value != 0:
-        share = Figure(discount.value / 100, "", FACTOR, "discount", discount.formula)
+        share = Figure(rules.discount_share(discount.value), "", FACTOR, "discount", discount.formula)
         kept = Figure(rules.kept_share(discount.value), "", FACTOR, "after discount",
                       Formula("−", (given(1), share)))
         terms += (kept,)

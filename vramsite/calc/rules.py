@@ -114,9 +114,14 @@ def discount_percent(count: int, discounts: tuple[Discount, ...]) -> Decimal:
     return Decimal(0)
 
 
+def discount_share(percent: Decimal) -> Decimal:
+    """A discount in percent as a share of the list price: percent ÷ 100."""
+    return percent / 100
+
+
 def kept_share(percent: Decimal) -> Decimal:
     """The share of the list price an order pays after a discount of ``percent``: 1 − percent ÷ 100."""
-    return 1 - percent / 100
+    return 1 - discount_share(percent)
 
 
 def order_usd(usd: Decimal, count: int, discounts: tuple[Discount, ...]) -> Decimal:

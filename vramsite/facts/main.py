@@ -607,7 +607,7 @@ def _pair(guide: Guide, count: int) -> Pair | None:
     order = view.order(count)
     if order is None:
         return None
-    together = view.gpu.memory_gb * count
+    together = rules.capacity(view.gpu.memory_gb, count)
     singles = [g for g in guide.gpus if g.price is not None and view.gpu.memory_gb < g.gpu.memory_gb <= together]
     single = min(singles, key=lambda g: (g.price.value, g.id)) if singles else None
     cheaper = bool(single and order.value < single.price.value)
