@@ -98,13 +98,18 @@ def inference_table(guide: Guide) -> Table:
     return Table("inference", Msg.of("Memory to serve each model"), Msg.of("Model"), tuple(columns), tuple(rows))
 
 
-def context_table(guide: Guide, contexts: list[int]) -> Table:
-    """KV cache per token and at the default context, then at each longer context of ``contexts``."""
+def context_table(guide: Guide, contexts: list[int], model_ids: list[str] | None = None) -> Table:
+    """KV cache per token and at the default context, then at each longer context of ``contexts``;
+    a row per model (those of ``model_ids`` in that order, if named)."""
+    models = [guide.model(model_id) for model_id in model_ids] if model_ids else list(guide.models)
+    shapeless = [model.id for model in models if model.model.layers is None]
+    if shapeless:
+        raise ValueError(f"no KV cache shape (layers, KV heads, head dim) for model {', '.join(shapeless)}")
     contexts = sorted({guide.data.inference.context_tokens, *contexts})
     columns = [Column(Msg.of("KV per token"), True, "kv_per_token")]
     columns += [Column(tokens_label(tokens), True, f"kv_{tokens}") for tokens in contexts]
     rows = []
-    for model in guide.models:
+    for model in models:
         sub = Msg.of("KV width {width}", width=Fig(model.kv_width))
         cells = [figure_cell(model.kv_per_token())] + [figure_cell(model.kv(context=tokens)) for tokens in contexts]
         rows.append(Row(model_header(model, (model_shape(model), Text(" · "), sub)), tuple(cells), model.id))

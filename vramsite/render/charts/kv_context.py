@@ -10,7 +10,7 @@ from markupsafe import escape
 from ...calc.figure import MEMORY, given
 from .colour import DASHES, GRID, INK, MUTED, SERIES
 from .names import chart_title
-from .reading import column_index, language, rows_by_key, words
+from .reading import column_index, language, words
 from .svg import PAD, Canvas, document, middle, n
 from .text import FONT, LINE, text_width, wrap
 
@@ -56,13 +56,11 @@ def spread(positions: list[float], gap: float, low: float, high: float) -> list[
 def kv_context_chart(table, fmt, chart_id: str, *, standalone: bool = False, contexts=None, model_ids=None) -> str:
     width = 400
     contexts = sorted(int(tokens) for tokens in (contexts or DEFAULT_CONTEXTS))
-    kv = table("context", contexts=contexts)
+    chosen = {"model_ids": list(model_ids)} if model_ids else {}
+    kv = table("context", contexts=contexts, **chosen)
     say = words(fmt)
-    rows = rows_by_key(kv, model_ids, "model")
+    rows = list(kv.rows)
     columns = [column_index(kv, f"kv_{tokens}") for tokens in contexts]
-    shapeless = [row.key for row in rows if any(row.cells[column].value is None for column in columns)]
-    if shapeless:
-        raise ValueError(f"no KV cache shape (layers, KV heads, head dim) for model {', '.join(shapeless)}")
     tokens_names = {tokens: say(kv.columns[column].label) for tokens, column in zip(contexts, columns)}
     names = {row.key: say(row.header.content) for row in rows}
     series = [(row, [(tokens, row.cells[column]) for tokens, column in zip(contexts, columns)]) for row in rows]
