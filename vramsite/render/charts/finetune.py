@@ -51,7 +51,8 @@ def finetune_chart(table, fmt, chart_id: str, *, standalone: bool = False, model
     plot_top = y
     plot_bottom = plot_top + len(rows) * (group_height + group_gap) - group_gap
     for decade in decades:
-        canvas.add(canvas.line(x_of(decade), plot_top - 4, x_of(decade), plot_bottom + 4, stroke=GRID, stroke_width="1"))
+        x = x_of(decade)
+        canvas.add(canvas.line(x, plot_top - 4, x, plot_bottom + 4, stroke=GRID, stroke_width="1"))
     for group, row in enumerate(rows):
         top = plot_top + group * (group_height + group_gap)
         canvas.text(left - 8, middle(top + group_height / 2), names[row.key], anchor="end", weight="600")

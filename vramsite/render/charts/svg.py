@@ -30,7 +30,8 @@ def n(value: float) -> str:
 
 
 def attrs(**attributes) -> str:
-    """Attributes as markup: ``font_size=13`` is ``font-size="13"``, ``class_`` is ``class``; None and False drop out."""
+    """Attributes as markup: ``font_size=13`` is ``font-size="13"``, ``class_`` is ``class``; None and False
+    drop out."""
     out = []
     for key, value in attributes.items():
         if value is None or value is False:
