@@ -13,8 +13,10 @@ same bytes.
 The 400-unit charts fit a 390 px phone (358 px of column) as they are; the
 heat map is wider and scrolls sideways there.
 
-    render_chart("cost", build.table, fmt, "en")                  inline <svg>
-    render_chart("cost", build.table, fmt, "en", standalone=True) an .svg file's text
+    render_chart("cost", tables, fmt, "en")                  inline <svg>
+    render_chart("cost", tables, fmt, "en", standalone=True) an .svg file's text
+
+where ``tables("context", contexts=[...])`` builds a table of ``vramsite.tables.ALL_TABLES``.
 
 The modules: ``text`` (sizes, widths, line breaking), ``colour``, ``svg``
 (canvas and root element), ``reading`` (what a chart takes from a table), and
