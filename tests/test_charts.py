@@ -1,17 +1,23 @@
-"""Charts: well-formed SVG, accessible, legible on a phone, and drawn from the calculation."""
+"""Charts: well-formed SVG, accessible, legible on a phone, and drawn from the tables the pages print."""
 
 from __future__ import annotations
 
 import math
 import re
 import xml.etree.ElementTree as ET
+from dataclasses import replace
 
 import pytest
+from markupsafe import Markup
 
 from site_support import parse_html
+from vramsite.calc.figure import COUNT, given
 from vramsite.errors import UnknownId
+from vramsite.publish.site import SiteBuild
 from vramsite.render.charts import CHARTS, FONT, MIN_PX, PAPER, chart_title, contrast, render_chart
+from vramsite.render.inline import InlineRenderer
 from vramsite.render.scope import HTML, MD, Scope
+from vramsite.tables import ALL_TABLES, Cell, Fig, Flag, Link, Msg, Names, Text
 
 SVG = "{http://www.w3.org/2000/svg}"
 PHONE_COLUMN = 358
@@ -36,6 +42,15 @@ def _fmt(build, segment):
 
 def _chart(build, name, segment="en", standalone=False):
     return ET.fromstring(build.chart(name, _locale(build, segment), standalone=standalone))
+
+
+def _tables(guide, **changed):
+    """Tables as the build makes them, without recording them for downloads; ``changed``: a table by name
+    replaced by a function of the table as built."""
+    def table(name, **options):
+        built = ALL_TABLES[name](guide, **options)
+        return changed[name](built) if name in changed else built
+    return table
 
 
 def _texts(element) -> list[str]:
@@ -77,8 +92,9 @@ def test_chart_is_well_formed_and_accessible(built, name, segment):
 def test_output_is_deterministic(built, name):
     build, _ = built
     fmt = _fmt(build, "en")
-    assert render_chart(name, build.guide, fmt, "en") == render_chart(name, build.guide, fmt, "en")
-    assert render_chart(name, build.guide, fmt, "en") == build.chart(name, _locale(build, "en"))
+    tables = _tables(build.guide)
+    assert render_chart(name, tables, fmt, "en") == render_chart(name, tables, fmt, "en")
+    assert render_chart(name, tables, fmt, "en") == build.chart(name, _locale(build, "en"))
 
 
 @pytest.mark.parametrize("name", list(CHARTS))
@@ -251,3 +267,148 @@ def test_an_unknown_chart_is_named_in_the_error(built):
     with pytest.raises(UnknownId, match="chart 'pie'"):
         scope.chart("pie")
 
+
+
+# -- charts follow the tables ----------------------------------------------------
+
+def _renamed_row(table, key, name):
+    rows = tuple(replace(row, header=replace(row.header, content=Text(name))) if row.key == key else row
+                 for row in table.rows)
+    return replace(table, rows=rows)
+
+
+def _relabelled_column(table, key, label):
+    columns = tuple(replace(column, label=label) if column.key == key else column for column in table.columns)
+    return replace(table, columns=columns)
+
+
+def _drawn(build, name, segment="en", **changed):
+    return ET.fromstring(render_chart(name, _tables(build.guide, **changed), _fmt(build, segment), segment))
+
+
+def test_cost_chart_names_the_cards_as_the_cost_table_does(built):
+    build, _ = built
+    root = _drawn(build, "cost", cost=lambda table: _renamed_row(table, "a40", "A40 <48 GB>"))
+    bars = [bar for bar in _groups(root, "bar") if bar.get("data-key") == "a40"]
+    assert len(bars) == 2 and all(bar.find(f"{SVG}title").text == "A40 <48 GB>: " + _label(bar) for bar in bars)
+    assert _texts(root).count("A40 <48 GB>") == 2 and "A40" not in _texts(root)
+    assert "on the A40 <48 GB>" in root.find(f"{SVG}desc").text  # the cheapest per GB
+
+
+def test_cost_chart_prints_the_cells_of_the_cost_table(built):
+    build, _ = built
+
+    def unpriced(table):
+        index = [column.key for column in table.columns].index("usd_per_gb_month")
+        rows = tuple(replace(row, cells=row.cells[:index] + (Cell(Msg.of("Bandwidth")),) + row.cells[index + 1:])
+                     if row.key == "a40" else row for row in table.rows)
+        return replace(table, rows=rows)
+
+    root = _drawn(build, "cost", cost=unpriced)
+    panel = next(g for g in root.iter(f"{SVG}g") if g.get("data-panel") == "usd_per_gb")
+    assert "a40" not in [bar.get("data-key") for bar in _groups(panel, "bar")]
+    assert "Bandwidth" in _texts(panel)  # the cell's own wording where it has no figure
+
+
+def test_finetune_chart_names_methods_as_the_table_heads_them(built):
+    build, _ = built
+    key = build.table("finetune").columns[0].key
+    root = _drawn(build, "finetune", finetune=lambda table: _relabelled_column(table, key, Text("Adapters only")))
+    assert "Adapters only" in _texts(root)
+    bar = next(bar for bar in _groups(root, "bar") if bar.get("data-method") == key)
+    assert ", Adapters only: " in bar.find(f"{SVG}title").text
+
+
+def test_kv_context_labels_contexts_and_models_from_the_context_table(built):
+    build, _ = built
+
+    def changed(table):
+        table = _relabelled_column(table, "kv_131072", Text("the longest"))
+        return replace(_renamed_row(table, "70B", "Seventy"), assumes=(Text("as assumed"),))
+
+    root = _drawn(build, "kv_context", context=changed)
+    assert "the longest" in _texts(root) and "as assumed" in _texts(root)
+    end = next(text for text in root.iter(f"{SVG}text") if text.get("class") == "end" and "Seventy" in text.text)
+    assert end.text.startswith("Seventy: ")
+    desc = root.find(f"{SVG}desc").text
+    assert "to the longest tokens" in desc and "as assumed" in desc
+
+
+def test_heatmap_words_each_cell_as_the_lookup_table_answers(built):
+    build, _ = built
+
+    def answered(table):
+        rows = tuple(replace(row, cells=tuple(replace(cell, answer=(Text("a rack"), Text("ask us")))
+                                               if (row.key, column.key) == ("70B", "infer-int4") else cell
+                                               for column, cell in zip(table.columns, row.cells)))
+                     for row in table.rows)
+        return replace(table, rows=rows)
+
+    root = _drawn(build, "lookup_heatmap", lookup=answered)
+    cell = next(cell for cell in _groups(root, "cell")
+                if (cell.get("data-model"), cell.get("data-method")) == ("70B", "infer-int4"))
+    assert [text.text for text in cell.findall(f"{SVG}text")] == ["a rack", "ask us"]
+    assert cell.find(f"{SVG}title").text.endswith(": a rack, ask us")
+
+
+def test_lookup_cells_carry_the_answer_the_heatmap_prints(built):
+    build, _ = built
+    fmt = _fmt(build, "en")
+    say = InlineRenderer.plain(fmt)
+    lookup = build.table("lookup")
+    answers = {(row.key, column.key): tuple(say(line) for line in cell.answer)
+               for row in lookup.rows for column, cell in zip(lookup.columns, row.cells)}
+    assert answers[("70B", "infer-int4")] == ("A40", "$240")
+    assert answers[("405B", "infer-bf16")] == ("8× MI300X", "$11,448")
+    assert answers[("405B", "full-act")][1] == "talk to sales"
+    for cell in _groups(_chart(build, "lookup_heatmap"), "cell"):
+        assert tuple(text.text for text in cell.findall(f"{SVG}text")) == \
+            answers[(cell.get("data-model"), cell.get("data-method"))]
+
+
+def test_a_catalogs_wording_of_the_lookup_answer_reaches_the_heatmap(seed_000_copy):
+    catalog = seed_000_copy / "locales" / "zh_CN" / "LC_MESSAGES" / "messages.po"
+    text = catalog.read_text(encoding="utf-8")
+    for msgid, old, new in (("{count}× {card}", "{count}× {card}", "{card} 共 {count} 张"),
+                            ("talk to sales", "需询价", "请联系销售")):
+        entry = f'msgid "{msgid}"\nmsgstr "{old}"\n'
+        assert entry in text
+        text = text.replace(entry, f'msgid "{msgid}"\nmsgstr "{new}"\n')
+    catalog.write_text(text, encoding="utf-8")
+    build = SiteBuild(seed_000_copy)
+    root = _chart(build, "lookup_heatmap", "zh-cn")
+    by_key = {(cell.get("data-model"), cell.get("data-method")): cell for cell in _groups(root, "cell")}
+    assert by_key[("405B", "infer-bf16")].find(f"{SVG}text").text == "MI300X 共 8 张"
+    assert [text.text for text in by_key[("405B", "full-act")].findall(f"{SVG}text")][1] == "请联系销售"
+    assert "请联系销售" in _texts(root)  # the legend's swatch too
+    assert "需询价" not in _texts(root)
+
+
+def test_charts_of_chosen_models_show_those_rows_in_that_order(built):
+    build, _ = built
+    tables, fmt = _tables(build.guide), _fmt(build, "en")
+    kv = ET.fromstring(render_chart("kv_context", tables, fmt, "en", model_ids=["70B", "13B"]))
+    assert [g.get("data-key") for g in _groups(kv, "series")] == ["70B", "13B"]
+    finetune = ET.fromstring(render_chart("finetune", tables, fmt, "en", model_ids=["70B"]))
+    assert {bar.get("data-model") for bar in _groups(finetune, "bar")} == {"70B"}
+    with pytest.raises(UnknownId, match="unknown model 'nope'"):
+        render_chart("finetune", tables, fmt, "en", model_ids=["nope"])
+
+
+def test_a_kv_chart_of_models_without_a_shape_says_so(built, seed_003_guide):
+    build, _ = built
+    with pytest.raises(ValueError, match="no KV cache shape .* for model"):
+        render_chart("kv_context", _tables(seed_003_guide), _fmt(build, "en"), "en")
+
+
+def test_pieces_as_plain_text_are_what_a_reader_sees_unescaped(built):
+    build, _ = built
+    fmt = _fmt(build, "en")
+    say = InlineRenderer.plain(fmt)
+    a40 = Link(("gpu", "a40"), Text("A40 <*48*>"))
+    pieces = (Msg.of("{count}× {card}", count=Fig(given(2, "", COUNT)), card=a40), Text(" & "), Flag("tight"),
+              Text(" "), Names((Text("B"), a40)))
+    assert say(pieces) == "2× A40 <*48*> & tight B and A40 <*48*>"
+    assert isinstance(say(pieces), str) and not isinstance(say(pieces), Markup)
+    html = InlineRenderer(fmt, HTML, lambda target: "gpus/a40.html")(pieces)
+    assert "A40 &lt;*48*&gt;" in html and '<a href="gpus/a40.html">' in html  # the page modes as they were

@@ -217,8 +217,8 @@ class SiteBuild:
         frozen = _freeze(options)
         key = (name, frozen, locale.segment, standalone)
         if key not in self._charts:
-            self._charts[key] = render_chart(name, self.guide, self.formatter(locale), locale.segment,
-                                             standalone=standalone, **options)
+            self._charts[key] = render_chart(name, lambda table, **wanted: ALL_TABLES[table](self.guide, **wanted),
+                                             self.formatter(locale), locale.segment, standalone=standalone, **options)
             self._chart_options.setdefault((name, frozen), options)
         return self._charts[key]
 

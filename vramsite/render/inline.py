@@ -3,7 +3,8 @@
 One renderer per page, language and format. In HTML a figure with a formula
 carries it in a ``title`` ("2 × 80 layers × … = 2.7 GB"); in Markdown the
 figure is plain text. Both return ``Markup``: text from data is escaped here,
-once, and never again.
+once, and never again. A third mode, ``TEXT``, returns plain ``str`` with
+nothing escaped, for text that is escaped where it is placed (a chart's SVG).
 
 Text is always inserted as text. Where the output is Markdown source (the
 twin, and content's prose in both formats, which markdown-it turns into the
@@ -27,6 +28,8 @@ from .derivation import explain
 from .format import Formatter
 
 HTML, MD = "html", "md"
+TEXT = "text"
+"""Plain text: what a reader sees of the pieces, unescaped."""
 
 MARKDOWN_PUNCTUATION = "\\`*_[]{}|!~"
 """Escaped wherever they stand: emphasis, code, links and images, tables, heading ids ({#id})."""
@@ -66,14 +69,24 @@ class InlineRenderer:
         self.fmt, self.mode, self.resolve = fmt, mode, resolve
         self.in_markdown = in_markdown or mode == MD
 
+    @classmethod
+    def plain(cls, fmt: Formatter) -> "InlineRenderer":
+        """Pieces as plain text in the language of ``fmt``: links print their text."""
+        return cls(fmt, TEXT, lambda target: None)
+
+    def _join(self, parts) -> Markup | str:
+        if self.mode == TEXT:
+            return "".join(parts)
+        return Markup("").join(parts)
+
     def __call__(self, piece) -> Markup:
         return self.render(piece)
 
     def render(self, piece) -> Markup:
         if piece is None:
-            return Markup("")
+            return self._join(())
         if isinstance(piece, tuple):
-            return Markup("").join(self.render(part) for part in piece)
+            return self._join(self.render(part) for part in piece)
         if isinstance(piece, Text):
             return self.text(piece.text)
         if isinstance(piece, Fig):
@@ -88,20 +101,24 @@ class InlineRenderer:
             return self.flag(piece.msgid)
         if isinstance(piece, Names):
             texts = [self.render(item) for item in piece.items]
+            if self.mode == TEXT:
+                return self.fmt.names(texts, piece.style)
             return Markup(self.fmt.names([str(t) for t in texts], piece.style, [t.striptags() for t in texts]))
         if isinstance(piece, Markup):
-            return piece
+            return piece.striptags() if self.mode == TEXT else piece
         if isinstance(piece, str):
             return self.text(piece)
         raise TypeError(f"cannot render {piece!r}")
 
     def text(self, text: str) -> Markup:
+        if self.mode == TEXT:
+            return str(text)
         return Markup(markdown_text(text) if self.in_markdown else html_text(text))
 
     def figure(self, figure: Figure, decimals: int | None = None, period: bool = False,
                bare: bool = False) -> Markup:
         shown = self.text(self.fmt.figure(figure, decimals, period, bare))
-        if self.mode == MD:
+        if self.mode in (MD, TEXT):
             return shown
         derivation = explain(figure, self.fmt, decimals)
         # Plain concatenation of escaped parts: Markup.format is the slowest step of a large table.
@@ -119,11 +136,11 @@ class InlineRenderer:
             parts.append(self.text(before))
             parts.append(self.render(args[name]) if name in args else self.text("{" + name + "}"))
         parts.append(self.text(rest))
-        return Markup("".join(parts))
+        return "".join(parts) if self.mode == TEXT else Markup("".join(parts))
 
     def link(self, target: tuple, content: Markup) -> Markup:
         url = self.resolve(target)
-        if url is None:
+        if url is None or self.mode == TEXT:
             return content
         if self.mode == MD:
             return Markup(f"[{content}]({url})")
@@ -131,6 +148,6 @@ class InlineRenderer:
 
     def flag(self, msgid: str) -> Markup:
         label = self.text(self.fmt.gettext(msgid))
-        if self.mode == MD:
+        if self.mode in (MD, TEXT):
             return label
         return Markup(f'<span class="flag">{label}</span>')

@@ -2,7 +2,8 @@
 
 Builders return ``Table`` objects and know nothing of languages or formats:
 headings are msgids, figures keep their formulas. Lookup cells carry the
-``Lookup`` itself so that a site's templates decide how to word them.
+``Lookup`` itself so that a site's templates decide how to word them, and
+its answer worded in two short lines (``lookup_answer``) for charts.
 """
 
 from __future__ import annotations
@@ -38,6 +39,25 @@ def figure_cell(figure: Figure | None, period: bool = False, bare: bool = False)
     if figure is None:
         return Cell(Msg.of("not listed"))
     return Cell(Fig(figure, period=period, bare=bare), value=figure)
+
+
+def cards_label(count: int, card) -> Msg:
+    """'8× MI300X': ``count`` cards of one kind."""
+    return Msg.of("{count}× {card}", count=Fig(given(count, "", COUNT)), card=card)
+
+
+def configuration_label(choice) -> Link | Msg:
+    """'A40' for one card, '8× MI300X' for several."""
+    card = Link(("gpu", choice.gpu.id), Text(choice.gpu.name))
+    return card if choice.count == 1 else cards_label(choice.count, card)
+
+
+def lookup_answer(found) -> tuple:
+    """What to rent and its price ('8× MI300X', '$11,448'), or the nodes it would take and 'talk to sales'."""
+    if found.choice:
+        return configuration_label(found.choice), Fig(found.choice.price)
+    nodes = Fig(found.nodes) if found.nodes is not None else Text("—")
+    return nodes, Msg.of("talk to sales")
 
 
 def tokens_label(tokens: int) -> Msg:
@@ -78,17 +98,26 @@ def inference_table(guide: Guide) -> Table:
     return Table("inference", Msg.of("Memory to serve each model"), Msg.of("Model"), tuple(columns), tuple(rows))
 
 
-def context_table(guide: Guide, contexts: list[int]) -> Table:
-    """KV cache per token and at the default context, then at each longer context of ``contexts``."""
+def context_table(guide: Guide, contexts: list[int], model_ids: list[str] | None = None) -> Table:
+    """KV cache per token and at the default context, then at each longer context of ``contexts``;
+    a row per model (those of ``model_ids`` in that order, if named)."""
+    models = [guide.model(model_id) for model_id in model_ids] if model_ids else list(guide.models)
+    shapeless = [model.id for model in models if model.model.layers is None]
+    if shapeless:
+        raise ValueError(f"no KV cache shape (layers, KV heads, head dim) for model {', '.join(shapeless)}")
     contexts = sorted({guide.data.inference.context_tokens, *contexts})
     columns = [Column(Msg.of("KV per token"), True, "kv_per_token")]
     columns += [Column(tokens_label(tokens), True, f"kv_{tokens}") for tokens in contexts]
     rows = []
-    for model in guide.models:
+    for model in models:
         sub = Msg.of("KV width {width}", width=Fig(model.kv_width))
         cells = [figure_cell(model.kv_per_token())] + [figure_cell(model.kv(context=tokens)) for tokens in contexts]
         rows.append(Row(model_header(model, (model_shape(model), Text(" · "), sub)), tuple(cells), model.id))
-    return Table("context", Msg.of("KV cache by context length"), Msg.of("Model"), tuple(columns), tuple(rows))
+    inference = guide.data.inference
+    assumes = Msg.of("{precision} cache, batch {batch}", precision=Text(inference.kv_precision.label),
+                     batch=Fig(given(inference.batch, "", COUNT)))
+    return Table("context", Msg.of("KV cache by context length"), Msg.of("Model"), tuple(columns), tuple(rows),
+                 assumes=(assumes,))
 
 
 def finetune_table(guide: Guide) -> Table:
@@ -117,7 +146,7 @@ def lookup_table(guide: Guide, columns: list[str] | None = None, table_id: str =
             found = guide.cell(model.id, method.id)
             flags = ("tight",) if found.choice and found.choice.tight else ()
             flags += ("sales",) if not found.fits else ("multi",) if found.choice.count > 1 else ()
-            cells.append(Cell(flags=flags, value=found.need, lookup=found))
+            cells.append(Cell(flags=flags, value=found.need, lookup=found, answer=lookup_answer(found)))
         sub = Names(tuple(Text(name) for name in model.examples)) if examples and model.examples else None
         rows.append(Row(model_header(model, sub), tuple(cells), model.id))
     return Table(table_id, Msg.of(caption), Msg.of("Model"), heads, tuple(rows))
@@ -160,8 +189,7 @@ def comparison_table(guide: Guide, configs: list[tuple[str, int]]) -> Table:
     rows = []
     for gpu_id, count in configs:
         gpu = guide.gpu(gpu_id)
-        header = Cell(Msg.of("{count}× {card}", count=Fig(given(count, "", COUNT)),
-                             card=Link(("gpu", gpu.id), Text(gpu.name))))
+        header = Cell(cards_label(count, Link(("gpu", gpu.id), Text(gpu.name))))
         cells = (figure_cell(gpu.memory_of(count)), figure_cell(gpu.bandwidth_of(count)),
                  figure_cell(gpu.order(count), period=True),
                  Cell((Fig(gpu.link), Text(" "), Msg.of(f"link:{gpu.interconnect_kind}"))))

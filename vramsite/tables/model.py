@@ -80,6 +80,9 @@ class Cell:
     """The cell's main figure, for downloads and charts."""
     lookup: object | None = None
     """A lookup answer (calc.lookup.Lookup): templates word it (partials/lookup_cell)."""
+    answer: tuple["Inline", ...] = ()
+    """A lookup answer worded in two short lines, for narrow places such as a chart's cell: what to rent
+    ('8× MI300X') and its price, or the nodes it would take and 'talk to sales'."""
 
 
 @dataclass(frozen=True)
@@ -106,3 +109,6 @@ class Table:
     columns: tuple[Column, ...]
     rows: tuple[Row, ...]
     notes: tuple[Inline, ...] = field(default=())
+    assumes: tuple[Inline, ...] = field(default=())
+    """What every figure of the table takes as given ('FP16 cache, batch 1'): the page says it in its prose,
+    a chart drawn from the table under its title."""

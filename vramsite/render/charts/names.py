@@ -1,0 +1,32 @@
+"""Each chart's title, and the slug its ids and its standalone file are named by."""
+
+from __future__ import annotations
+
+import re
+
+TITLES = {
+    "cost": "What VRAM and bandwidth cost per month, by card",
+    "kv_context": "KV cache as the context grows, by model",
+    "finetune": "Memory to fine-tune, by model and method",
+    "lookup_heatmap": "The lookup grid, coloured by price",
+}
+"""Each chart's title: a msgid, shown on top of the chart and as the image's alternative text."""
+
+
+def chart_title(name: str, fmt) -> str:
+    return fmt.gettext(TITLES[name])
+
+
+def chart_slug(name: str, segment: str, options: dict | None = None) -> str:
+    """'en-cost', or 'en-kv_context--contexts-1024-2048' with options: file names and ids."""
+    slug = f"{segment}-{name}"
+    for key in sorted(options or {}):
+        value = options[key]
+        parts = value if isinstance(value, (list, tuple)) else [value]
+        slug += f"--{key}-" + "-".join(str(part) for part in parts)
+    return re.sub(r"[^A-Za-z0-9._-]", "_", slug)
+
+
+def chart_file(name: str, segment: str, options: dict | None = None) -> str:
+    """The standalone copy's path under assets/."""
+    return f"charts/{chart_slug(name, segment, options)}.svg"
