@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ..calc.figure import COUNT, Figure, given
 from ..calc.guide import Guide, ModelView
-from ..load.model import Method
+from ..load.model import Method, MethodKind, Period
 from .model import Cell, Column, Fig, Link, Msg, Names, Row, Table, Text
 
 
@@ -86,7 +86,7 @@ def precision_table(guide: Guide, model_ids: list[str]) -> Table:
 
 def inference_table(guide: Guide) -> Table:
     inference = guide.data.inference
-    methods = [method for method in guide.data.methods if method.kind == "inference"]
+    methods = [method for method in guide.data.methods if method.kind == MethodKind.INFERENCE]
     columns = [Column(Msg.of("KV cache at {context}, batch {batch}", context=tokens_label(inference.context_tokens),
                              batch=Fig(given(inference.batch, "", COUNT))), True, "kv_cache")] if inference.kv_cache else []
     columns += [Column(Msg.of("{method} total", method=method_label(method)), True, method.id) for method in methods]
@@ -121,7 +121,7 @@ def context_table(guide: Guide, contexts: list[int], model_ids: list[str] | None
 
 
 def finetune_table(guide: Guide) -> Table:
-    methods = [method for method in guide.data.methods if method.kind == "finetune"]
+    methods = [method for method in guide.data.methods if method.kind == MethodKind.FINETUNE]
     columns = tuple(Column(method_label(method), True, method.id) for method in methods)
     rows = tuple(
         Row(model_header(model), tuple(figure_cell(model.need(method.id).total) for method in methods), model.id)
@@ -157,7 +157,7 @@ def cost_table(guide: Guide) -> Table:
     columns = (
         Column(Msg.of("VRAM"), True, "memory_gb"),
         Column(Msg.of("Bandwidth"), True, "bandwidth_gbps"),
-        Column(Msg.of("Price per month" if period == "month" else "Price per GPU-hour"), True, "price"),
+        Column(Msg.of("Price per month" if period == Period.MONTH else "Price per GPU-hour"), True, "price"),
         Column(Msg.of("$ per GB per month"), True, "usd_per_gb_month"),
         Column(Msg.of("GB/s per $ per month"), True, "gbps_per_usd"),
         Column(Msg.of("Per GPU-hour"), True, "usd_per_hour"),
