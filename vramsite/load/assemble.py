@@ -47,12 +47,17 @@ KV_FIELDS = ("layers", "kv_heads", "head_dim")
 
 def load_site(root: Path, data_dir: str = "data") -> SiteData:
     """Read and check every data file under ``root/data_dir``."""
+    return load_site_sources(root, data_dir)[0]
+
+
+def load_site_sources(root: Path, data_dir: str = "data") -> tuple[SiteData, dict[str, YamlDocument]]:
+    """``load_site``, and the documents it read (by name: "gpus"), for messages that point into them."""
     documents = _read_all(root, data_dir)
     checker = _Checker(documents)
     data = checker.assemble()
     if checker.problems:
         raise InputError(checker.problems)
-    return data
+    return data, documents
 
 
 def _read_all(root: Path, data_dir: str) -> dict[str, YamlDocument]:
