@@ -18,8 +18,8 @@ import re
 import sys
 from pathlib import Path
 
-ENGINE_ROOT = Path(__file__).resolve().parent.parent.parent
-SITE_FOLDERS = ("data", "content", "templates", "locales")
+from ..layout import ENGINE_ROOT, SiteLayout
+
 ENGINE_FOLDERS = ("vramsite", "templates", "locales")
 LIBRARIES = ("jinja2", "markdown-it-py", "mdit-py-plugins", "pyyaml", "babel", "jsonschema")
 STAMP = Path(".cache") / "build-stamp.json"
@@ -30,7 +30,7 @@ def input_digest(site_root: Path) -> str:
     digest.update(sys.version.encode())
     for installed in library_versions():
         digest.update(installed.encode() + b"\0")
-    folders = [site_root / name for name in SITE_FOLDERS] + [ENGINE_ROOT / name for name in ENGINE_FOLDERS]
+    folders = SiteLayout(site_root).source_folders + [ENGINE_ROOT / name for name in ENGINE_FOLDERS]
     seen: set[Path] = set()
     for folder in folders:
         folder = folder.resolve()
