@@ -14,7 +14,6 @@ from functools import cached_property
 from pathlib import Path
 
 from jinja2 import Environment, TemplateSyntaxError
-from markupsafe import Markup
 
 from ..calc import Guide
 from ..errors import InputError, Problem
@@ -28,10 +27,11 @@ from ..render.i18n import load_catalogs
 from ..render.markdown import make_markdown
 from ..render.scope import ScopeServices
 from ..render.services import ChartService, Events, Formatters, PageFacts, TableService, freeze
-from . import discovery, downloads
-from .pages import Assets, PageRenderer, PageServices, RenderedPage, language_name
+from . import downloads
+from .pages import Assets, PageRenderer, PageServices, RenderedPage
 from .parallel import map_in_workers
 from .router import Router
+from .site_wide import site_wide_files
 from .writer import SiteFiles
 
 
@@ -130,7 +130,8 @@ class SiteBuild:
             source = f"{PAGES_FILE} ({page.key})"
             files.add(path, page.html.encode("utf-8"), source)
             files.add(path + ".md", page.markdown.encode("utf-8"), source)
-        for path, content in self.site_files(rendered).items():
+        for path, content in site_wide_files(self.layout_env, self.data, self.catalogs, self.assets, self.pages,
+                                             rendered).items():
             files.add(path, content, "templates")
         for path, content in self.assets.files.items():
             files.add(path, content, "templates/static")
@@ -191,42 +192,6 @@ class SiteBuild:
                 svg = self.charts.draw(name, locale, standalone=True, **options)
                 files[path] = ('<?xml version="1.0" encoding="UTF-8"?>\n' + svg + "\n").encode("utf-8")
         return files
-
-    def site_files(self, rendered: list[RenderedPage]) -> dict[str, bytes]:
-        """The language chooser, the 404 page, sitemap, robots.txt and llms.txt."""
-        site = self.data.site
-        by_key = {(page.key, page.locale.segment): page for page in rendered}
-        languages = [{"locale": locale, "name": language_name(locale), "index": by_key[("index", locale.segment)],
-                      "url": f"{locale.segment}/index.html", "catalog": self.catalogs[locale.segment]}
-                     for locale in site.locales]
-        # The 404 page is served at any address, so it carries its styles inline.
-        stylesheet = Markup(self.assets.files["assets/style.css"].decode("utf-8"))
-        context = {"site": site, "languages": languages, "pricing": self.data.pricing, "stylesheet": stylesheet}
-        files = {
-            "index.html": self._plain("root.html", context),
-            "index.html.md": self._plain("root.md", context),
-            "404.html": self._plain("404.html", context),
-            "404.html.md": self._plain("404.md", context),
-            "sitemap.xml": discovery.sitemap(site.base_url, [page.id for page in self.pages], site.locales),
-            "robots.txt": discovery.robots(site.base_url),
-        }
-        sections = []
-        for language in languages:
-            locale = language["locale"]
-            links = [(page.title, f"{site.base_url}/{locale.segment}/{page.key}.html.md", page.description)
-                     for page in rendered if page.locale == locale]
-            sections.append((language["name"], links))
-        summary = languages[0]["index"].description
-        files["llms.txt"] = discovery.llms_txt(site.name, summary, sections)
-        return files
-
-    def _plain(self, template_name: str, context: dict) -> bytes:
-        try:
-            return self.layout_env.get_template(template_name).render(context).encode("utf-8")
-        except InputError:
-            raise
-        except Exception as error:  # noqa: BLE001 - every failure becomes a located message
-            raise InputError([layout_problem(error, template_name)]) from None
 
 
 def render_site(root: Path, workers: int = 1) -> dict[str, bytes]:

@@ -36,38 +36,39 @@ from dataclasses import dataclass
 from decimal import Decimal
 from functools import cached_property, lru_cache
 
-from jinja2 import pass_context
+from jinja2 import Environment, pass_context
 from markupsafe import Markup
 
+from ..calc import Guide
 from ..calc.figure import COUNT, Figure, given
 from ..layout import download_path
+from ..load.model import LocaleConfig, Pricing, SiteConfig
 from ..tables.guide import method_label
 from .charts import chart_file, chart_title
 from .derivation import explain
-from .format import MONEY_PERIODS
+from .format import MONEY_PERIODS, Formatter
+from .i18n import Catalog
 from .inline import HTML, MD, InlineRenderer
 from .sandbox import BUDGET, PAGE, Access, Budget, expose
+from .services import ChartService, TableService
 
 
 @dataclass(frozen=True)
 class ScopeServices:
     """What a page's scope may ask of the build: the same for every page."""
 
-    guide: object
-    site: object
-    pricing: object
-    layout: object
+    guide: Guide
+    site: SiteConfig
+    pricing: Pricing
+    layout: Environment
     """The layout environment: the partials tables and stats are drawn with."""
     router: object
     """Page targets -> paths (``router.path(target, locale)``)."""
-    tables: object
-    """``tables.show(name, **options)``: a table object, or None where it has nothing to show."""
-    charts: object
-    """``charts.show(name, locale, standalone=False, **options)``: a chart's SVG."""
-    catalogs: Mapping
+    tables: TableService
+    charts: ChartService
+    catalogs: Mapping[str, Catalog]
     """UI strings, by locale segment."""
-    formatter: Callable
-    """``formatter(locale)``: the language's formatter."""
+    formatter: Callable[[LocaleConfig], Formatter]
 
 
 class Scope:
