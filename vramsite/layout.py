@@ -50,9 +50,24 @@ class SiteLayout:
         return self.root / "locales"
 
     @property
+    def cache(self) -> Path:
+        """What a build keeps for the next (ignored by git)."""
+        return self.root / ".cache"
+
+    @property
     def code_cache(self) -> Path:
-        """Where compiled templates are kept between builds (ignored by git)."""
-        return self.root / ".cache" / "jinja"
+        """Where compiled templates are kept between builds."""
+        return self.cache / "jinja"
+
+    @property
+    def build_stamp(self) -> Path:
+        """The digest of the inputs the site was last built from (``publish/stamp.py``)."""
+        return self.cache / "build-stamp.json"
+
+    @property
+    def site_file(self) -> Path:
+        """data/site.yaml: every site has one."""
+        return self.data / "site.yaml"
 
     @property
     def engine_templates(self) -> Path:

@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from ..errors import InputError
-from ..layout import SOURCE_FOLDERS
+from ..layout import SOURCE_FOLDERS, SiteLayout
 from ..render.scope import MD, Scope
 from ..render.services import BuildListener
 from .site import SiteBuild
@@ -677,7 +677,7 @@ def other_sites(top: Path) -> list[Path]:
     folder = Path(top) / SITES_FOLDER
     if not folder.is_dir():
         return []
-    return sorted(path for path in folder.iterdir() if (path / "data" / "site.yaml").is_file())
+    return sorted(path for path in folder.iterdir() if SiteLayout(path).site_file.is_file())
 
 
 def site_report(site: Path, rev: str, name: str | None = None) -> str:

@@ -22,7 +22,6 @@ from ..layout import ENGINE_ROOT, SiteLayout
 
 ENGINE_FOLDERS = ("vramsite", "templates", "locales")
 LIBRARIES = ("jinja2", "markdown-it-py", "mdit-py-plugins", "pyyaml", "babel", "jsonschema")
-STAMP = Path(".cache") / "build-stamp.json"
 
 
 def input_digest(site_root: Path) -> str:
@@ -80,7 +79,7 @@ def _output_state(out: Path, paths) -> dict[str, list[int]]:
 def is_current(site_root: Path, out: Path, digest: str) -> bool:
     """True when the last build of these inputs into ``out`` is still there, untouched."""
     try:
-        stamp = json.loads((site_root / STAMP).read_text(encoding="utf-8"))
+        stamp = json.loads(SiteLayout(site_root).build_stamp.read_text(encoding="utf-8"))
     except (FileNotFoundError, ValueError):
         return False
     if stamp.get("digest") != digest or stamp.get("out") != str(out.resolve()):
@@ -95,7 +94,7 @@ def is_current(site_root: Path, out: Path, digest: str) -> bool:
 def record(site_root: Path, out: Path, digest: str, paths) -> None:
     """Remember this build; a stamp that cannot be written only costs the next build its shortcut."""
     stamp = {"digest": digest, "out": str(out.resolve()), "files": _output_state(out, sorted(paths))}
-    target = site_root / STAMP
+    target = SiteLayout(site_root).build_stamp
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         temporary = target.with_suffix(".tmp")
@@ -107,6 +106,6 @@ def record(site_root: Path, out: Path, digest: str, paths) -> None:
 
 def forget(site_root: Path) -> None:
     try:
-        (site_root / STAMP).unlink()
+        SiteLayout(site_root).build_stamp.unlink()
     except FileNotFoundError:
         pass
