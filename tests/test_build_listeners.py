@@ -89,3 +89,14 @@ def test_each_chart_heard_on_a_page_is_drawn_in_its_language_into_it(heard):
 def test_a_listener_changes_no_byte(heard):
     _, files, _ = heard
     assert SiteBuild(ROOT).render() == files
+
+
+def test_a_table_drawn_into_a_chart_is_built_once_and_not_published_unless_shown():
+    build = SiteBuild(ROOT)
+    log = Log()
+    build.events.add(log)
+    drawn = build.tables.build("cost")
+    assert build.tables.build("cost") is drawn and build.tables.shown() == []
+    assert build.tables.show("cost") is drawn
+    assert build.tables.shown() == [drawn] and build.tables.uses() == [("cost", {})]
+    assert log.events == [("table", drawn.id)]

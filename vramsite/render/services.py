@@ -60,37 +60,44 @@ class Events(BuildListener):
 
 
 class TableService:
-    """Table objects, each built once however many pages and languages show it."""
+    """Table objects, each built once however many pages, languages and charts ask for it."""
 
     def __init__(self, guide, events: Events):
         self.guide, self.events = guide, events
-        self._tables: dict = {}
-        self._uses: dict = {}
+        self._built: dict = {}
+        self._used: dict = {}
 
-    def __call__(self, name: str, **options):
-        """The table ``name`` with ``options``; None for a table with nothing to show (a card that wins no cell)."""
+    def build(self, name: str, **options):
+        """The table ``name`` with ``options``, built once; None for a table with nothing to show (a card that
+        wins no cell). Not counted as shown: what a chart is drawn from."""
         key = (name, freeze(options))
-        if key not in self._tables:
+        if key not in self._built:
             if name not in ALL_TABLES:
                 raise UnknownId("table", name, tuple(ALL_TABLES))
-            self._tables[key] = ALL_TABLES[name](self.guide, **options)
-            self._uses[key] = (name, options)
-        return self._tables[key]
+            self._built[key] = ALL_TABLES[name](self.guide, **options)
+        return self._built[key]
+
+    def __call__(self, name: str, **options):
+        """The table, counted as shown: it is published among the downloads."""
+        table = self.build(name, **options)
+        self._used.setdefault((name, freeze(options)), (name, options))
+        return table
 
     def show(self, name: str, **options):
-        """The table, as a page shows it: the listeners hear of it."""
+        """The table, as a page shows it: counted as shown, and the listeners hear of it."""
         table = self(name, **options)
         if table is not None:
             self.events.table_shown(table)
         return table
 
     def shown(self) -> list:
-        """Every table a page has shown so far, once each, in the order first shown."""
-        return [table for table in self._tables.values() if table is not None]
+        """Every table counted as shown so far, once each, in the order first shown."""
+        tables = (self._built[key] for key in self._used)
+        return [table for table in tables if table is not None]
 
     def uses(self) -> list[tuple[str, dict]]:
-        """(name, options) of every table built so far."""
-        return list(self._uses.values())
+        """(name, options) of every table counted as shown so far."""
+        return list(self._used.values())
 
 
 class ChartService:
