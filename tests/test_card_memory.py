@@ -16,6 +16,7 @@ from test_facts import vram_facts
 from vramsite.calc import card_memory
 from vramsite.errors import InputError
 from vramsite.load import load_site
+from vramsite.load.assemble import plausible_report
 from vramsite.render.numbers import quantize
 from vramsite.load.model import ReportedMemory
 
@@ -96,7 +97,7 @@ def test_a_report_below_the_sold_size_gives_a_negative_margin(data):
 def test_every_report_in_the_live_data_names_its_source_and_fits_its_card():
     reported = [gpu for gpu in load_site(ROOT).gpus if gpu.reported_memory is not None]
     assert all(gpu.reported_memory.source.strip() for gpu in reported)
-    assert all(card_memory.plausible_report(gpu.memory_gb, gpu.reported_memory.mib) for gpu in reported)
+    assert all(plausible_report(gpu.memory_gb, gpu.reported_memory.mib) for gpu in reported)
 
 
 # -- bad input -------------------------------------------------------------------------

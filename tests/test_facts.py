@@ -14,7 +14,6 @@ from vramsite.calc import Guide
 from vramsite.facts import FACTS
 from vramsite.facts.base import Facts
 from vramsite.load import load_site
-from vramsite.publish import site as site_module
 from vramsite.publish.site import SiteBuild
 
 
@@ -134,7 +133,7 @@ def test_facts_are_computed_once_per_page_not_per_language(monkeypatch):
         def counting(guide, params, card=None, _name=name, _builder=builder):
             calls[_name] = calls.get(_name, 0) + 1
             return _builder(guide, params, card)
-        monkeypatch.setitem(site_module.FACTS, name, counting)
+        monkeypatch.setitem(FACTS, name, counting)
     build = SiteBuild(ROOT)
     for page in build.pages:
         if page.id in ("vram", "pricing", "gpus/a40"):

@@ -52,7 +52,7 @@ def page(tmp_path_factory):
     root = assemble_seed_site(tmp_path_factory.mktemp("fuzz-content") / "site", "000")
     build = SiteBuild(root)
     locale = next(locale for locale in build.data.site.locales if locale.segment == "en")
-    scopes = [Scope(build, locale, mode, "en/index.html") for mode in (MD, HTML)]
+    scopes = [Scope(build.scope_services, locale, mode, "en/index.html") for mode in (MD, HTML)]
     return root, build, scopes
 
 

@@ -12,7 +12,7 @@ from cli_support import ROOT
 from seed_sites import seed_data_root
 from vramsite.calc import Guide, rules
 from vramsite.calc.cost import order_price
-from vramsite.calc.lookup import Market, candidates, configuration
+from vramsite.calc.lookup import candidates, configuration
 from vramsite.calc.memory import max_context, method_memory
 from vramsite.calc.figure import Figure, given
 from vramsite.load import load_site

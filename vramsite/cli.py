@@ -8,8 +8,8 @@ import traceback
 from pathlib import Path
 
 from .errors import InputError, in_words
+from .layout import ENGINE_ROOT
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
 COMMANDS = ("build", "check", "serve", "diff")
 GLOBAL_OPTIONS = ("--debug",)
 INPUT_PROBLEM, FAILURE, INTERRUPTED = 1, 2, 130
@@ -116,7 +116,7 @@ def _debug_option(parser: argparse.ArgumentParser, default) -> None:
 
 
 def _site_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--site", type=Path, default=REPO_ROOT,
+    parser.add_argument("--site", type=Path, default=ENGINE_ROOT,
                         help="the site's folder, holding data/, content/, templates/, locales/ (default: this repository)")
 
 

@@ -19,13 +19,7 @@ from decimal import Decimal
 from ..load.model import Gpu
 from .cost import card_memory
 from .figure import COUNT, FACTOR, MEMORY, PERCENT, Figure, difference, given, product, quotient
-from .memory import BYTES_PER_GB
-
-BYTES_PER_MIB = Decimal(2) ** 20
-BYTES_PER_GIB = Decimal(2) ** 30
-
-PLAUSIBLE_SHARE = (Decimal("0.85"), Decimal("1.10"))
-"""Reported memory ÷ sold size outside this range is a typo (MB for MiB, a wrong card), not ECC."""
+from ..units import BYTES_PER_GB, BYTES_PER_GIB, BYTES_PER_MIB
 
 
 def reported_gb(gpu: Gpu) -> Figure | None:
@@ -75,9 +69,3 @@ def margin_percent(gpu: Gpu) -> Figure | None:
         return None
     return quotient(extra, card_memory(gpu), unit="%", kind=PERCENT, label="memory margin", scale=Decimal(100))
 
-
-def plausible_report(memory_gb: Decimal, reported_mib: int) -> bool:
-    """Whether a reported size can belong to a card sold as ``memory_gb`` (loader check)."""
-    share = Decimal(reported_mib) * BYTES_PER_MIB / BYTES_PER_GB / Decimal(memory_gb)
-    low, high = PLAUSIBLE_SHARE
-    return low <= share <= high

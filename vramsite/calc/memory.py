@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal
 
+from ..units import BYTES_PER_GB, BYTES_PER_MB
 from ..load.model import Finetune, Inference, Method, Model, Precision
 from .figure import (
     COUNT,
@@ -24,8 +25,6 @@ from .figure import (
     total,
 )
 
-BYTES_PER_GB = Decimal(10) ** 9
-BYTES_PER_MB = Decimal(10) ** 6
 KEYS_AND_VALUES = given(2, "", FACTOR, "keys and values")
 
 

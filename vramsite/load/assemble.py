@@ -12,7 +12,7 @@ from pathlib import Path
 
 from babel import Locale, UnknownLocaleError
 
-from ..calc.card_memory import plausible_report
+from ..units import BYTES_PER_GB, BYTES_PER_MIB
 from ..errors import InputError, Problem
 from .model import (
     Adapter,
@@ -48,14 +48,31 @@ DATA_FILES = ("site", "models", "gpus", "prices", "discounts", "sizing")
 KV_FIELDS = ("layers", "kv_heads", "head_dim")
 
 
+PLAUSIBLE_SHARE = (Decimal("0.85"), Decimal("1.10"))
+"""Reported memory ÷ sold size outside this range is a typo (MB for MiB, a wrong card), not ECC."""
+
+
+def plausible_report(memory_gb: Decimal, reported_mib: int) -> bool:
+    """Whether a reported size can belong to a card sold as ``memory_gb``."""
+    share = Decimal(reported_mib) * BYTES_PER_MIB / BYTES_PER_GB / Decimal(memory_gb)
+    low, high = PLAUSIBLE_SHARE
+    return low <= share <= high
+
+
+
 def load_site(root: Path, data_dir: str = "data") -> SiteData:
     """Read and check every data file under ``root/data_dir``."""
+    return load_site_sources(root, data_dir)[0]
+
+
+def load_site_sources(root: Path, data_dir: str = "data") -> tuple[SiteData, dict[str, YamlDocument]]:
+    """``load_site``, and the documents it read (by name: "gpus"), for messages that point into them."""
     documents = _read_all(root, data_dir)
     checker = _Checker(documents)
     data = checker.assemble()
     if checker.problems:
         raise InputError(checker.problems)
-    return data
+    return data, documents
 
 
 def _read_all(root: Path, data_dir: str) -> dict[str, YamlDocument]:

@@ -17,8 +17,8 @@ import jsonschema
 
 from ..errors import Problem
 from .dates import parse_moment
-from .text import shown, text_problem
-from .yaml_source import YamlDocument
+from .text import text_problem
+from .yaml_source import YamlDocument, readable_path
 
 _TYPE = jsonschema.Draft202012Validator.VALIDATORS["type"]
 PHRASED = "vramsite"
@@ -94,31 +94,6 @@ def schema_problems(document: YamlDocument, schema_name: str, referees: dict[str
         path, message = _explain(error)
         problems.append(Problem(document.name, document.line_of(path), readable_path(document, path), message))
     return problems
-
-
-def readable_path(document: YamlDocument, path: tuple) -> str:
-    """Name list items by their id where they have one: gpus[a40].memory_gb."""
-    text = ""
-    node = document.value
-    for part in path:
-        if isinstance(part, int):
-            item = node[part] if isinstance(node, list) and part < len(node) else None
-            label = _item_label(item)
-            text += f"[{part if label is None else label}]"
-            node = item
-        else:
-            text += f".{shown(str(part))}" if text else shown(str(part))
-            node = node.get(part) if isinstance(node, dict) else None
-    return text
-
-
-def _item_label(item: object) -> str | None:
-    if isinstance(item, dict):
-        for key in ("id", "gpu", "symbol", "segment", "cards"):
-            value = item.get(key)
-            if isinstance(value, (str, int)) and not isinstance(value, bool) and str(value) and not text_problem(str(value)):
-                return str(value)
-    return None
 
 
 def _explain(error: jsonschema.ValidationError) -> tuple[tuple, str]:

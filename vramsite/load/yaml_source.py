@@ -21,7 +21,7 @@ from pathlib import Path
 import yaml
 
 from ..errors import InputError, Problem
-from .text import decode_utf8, shown
+from .text import decode_utf8, shown, text_problem
 
 # libyaml's parser where PyYAML was built with it: the same nodes, several times faster;
 # on a syntax error the file is read again by PyYAML's parser for its clearer message.
@@ -84,8 +84,6 @@ def parse_yaml(text: str, name: str, first_line: int = 1) -> YamlDocument:
     value = builder.build(node, ())
     document = YamlDocument(name, value, builder.lines)
     if builder.problems:
-        from .schema import readable_path  # schema.py imports this module
-
         raise InputError([Problem(name, line, readable_path(document, path), message)
                           for path, line, message in builder.problems])
     return document
@@ -272,3 +270,28 @@ def _short_tag(tag: str) -> str:
     """'tag:yaml.org,2002:python/object' as written in the file: '!!python/object'."""
     prefix = "tag:yaml.org,2002:"
     return "!!" + tag[len(prefix):] if tag.startswith(prefix) else tag
+
+
+def readable_path(document: YamlDocument, path: tuple) -> str:
+    """Name list items by their id where they have one: gpus[a40].memory_gb."""
+    text = ""
+    node = document.value
+    for part in path:
+        if isinstance(part, int):
+            item = node[part] if isinstance(node, list) and part < len(node) else None
+            label = _item_label(item)
+            text += f"[{part if label is None else label}]"
+            node = item
+        else:
+            text += f".{shown(str(part))}" if text else shown(str(part))
+            node = node.get(part) if isinstance(node, dict) else None
+    return text
+
+
+def _item_label(item: object) -> str | None:
+    if isinstance(item, dict):
+        for key in ("id", "gpu", "symbol", "segment", "cards"):
+            value = item.get(key)
+            if isinstance(value, (str, int)) and not isinstance(value, bool) and str(value) and not text_problem(str(value)):
+                return str(value)
+    return None

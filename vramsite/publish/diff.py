@@ -40,10 +40,11 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from ..errors import InputError
+from ..layout import SOURCE_FOLDERS, SiteLayout
 from ..render.scope import MD, Scope
+from ..render.services import BuildListener
 from .site import SiteBuild
 
-SOURCES = ("data", "content", "templates", "locales")
 NO_CHANGE = "No figure changed."
 SITES_FOLDER = "sites"
 """Under the repository's top: the other sites a report on the repository's own site covers too."""
@@ -111,53 +112,50 @@ class SiteText:
         return SiteText({}, {})
 
 
-class _RecordingBuild(SiteBuild):
-    """A SiteBuild that notes which tables and charts each page shows, in each language."""
+class ShownFigures(BuildListener):
+    """Listens to a build: which tables and charts each page shows, in each language."""
 
-    def __init__(self, root: Path):
-        super().__init__(root)
+    def __init__(self):
         self.page_tables: dict[str, dict[str, object]] = {}
+        """Page id -> {table id: table}, over all its languages."""
         self.page_charts: dict[tuple[str, str], dict[str, str]] = {}
+        """(page id, locale segment) -> {chart name: its SVG text, each drawing once}."""
         self._page: str | None = None
-        self._page_locale = None
+        self._locale = None
 
-    def render_page(self, page, locale):
-        self._page, self._page_locale = page.id, locale
-        try:
-            return super().render_page(page, locale)
-        finally:
-            self._page = self._page_locale = None
+    def page_started(self, page, locale) -> None:
+        self._page, self._locale = page.id, locale
 
-    def chart(self, name: str, locale, *args, **kwargs):
-        svg = super().chart(name, locale, *args, **kwargs)
-        if self._page is not None and locale == self._page_locale:
+    def page_finished(self, page, locale) -> None:
+        self._page = self._locale = None
+
+    def table_shown(self, table) -> None:
+        if self._page is not None:
+            self.page_tables.setdefault(self._page, {}).setdefault(table.id, table)
+
+    def chart_shown(self, name: str, locale, svg: str) -> None:
+        if self._page is not None and locale == self._locale:
             charts = self.page_charts.setdefault((self._page, locale.segment), {})
             if svg not in charts.get(name, ""):
                 charts[name] = charts.get(name, "") + svg
-        return svg
-
-    def table(self, name: str, **options):
-        table = super().table(name, **options)
-        if table is not None and self._page is not None:
-            self.page_tables.setdefault(self._page, {}).setdefault(table.id, table)
-        return table
 
 
 def site_text(root: Path) -> SiteText:
     """Every page's tables and prose in every language, as its Markdown twin shows them, and every file."""
-    build = _RecordingBuild(Path(root))
-    files = build.render()
+    build = SiteBuild(Path(root))
+    shown = ShownFigures()
+    build.events.add(shown)
+    files = build.render()  # in this process: the listener hears every language
     pages: dict[str, PageText] = {}
     for page in build.pages:
-        card = build.guide.gpu(page.card) if page.card else None
         for locale in build.data.site.locales:
             path = f"{locale.segment}/{page.id}.html"
             twin = files[path + ".md"].decode("utf-8")
-            scope = Scope(build, locale, MD, path, page.params, card)
+            scope = build.renderer.scope(page, locale, MD)
             tables = {table_id: _table_text(table, scope, scope.cell)
-                      for table_id, table in build.page_tables.get(page.id, {}).items()}
+                      for table_id, table in shown.page_tables.get(page.id, {}).items()}
             pages[path] = PageText(path, locale.tag, _title(twin), tables, _sentences(twin),
-                                   build.page_charts.get((page.id, locale.segment), {}))
+                                   shown.page_charts.get((page.id, locale.segment), {}))
     return SiteText(pages, dict(files))
 
 
@@ -656,7 +654,7 @@ def sources_at(site: Path, rev: str, into: Path) -> Path | None:
     """
     site = Path(site).resolve()
     top, prefix, commit = _revision(site, rev)
-    present = [str(prefix / name) for name in SOURCES if _exists(site, commit, prefix / name)]
+    present = [str(prefix / name) for name in SOURCE_FOLDERS if _exists(site, commit, prefix / name)]
     if not present:
         return None
     into.mkdir(parents=True, exist_ok=True)
@@ -679,7 +677,7 @@ def other_sites(top: Path) -> list[Path]:
     folder = Path(top) / SITES_FOLDER
     if not folder.is_dir():
         return []
-    return sorted(path for path in folder.iterdir() if (path / "data" / "site.yaml").is_file())
+    return sorted(path for path in folder.iterdir() if SiteLayout(path).site_file.is_file())
 
 
 def site_report(site: Path, rev: str, name: str | None = None) -> str:

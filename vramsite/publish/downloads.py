@@ -29,15 +29,11 @@ from decimal import Decimal
 
 from ..calc.figure import Figure
 from ..errors import InputError, Problem
+from ..layout import download_path
 from ..tables.model import Cell, Fig, Flag, Link, Msg, Table, Text
 
 FORMATS = ("json", "csv")
 LOOKUP_FIELDS = ("need_gb", "cards", "gpu", "price_usd", "tight", "nodes")
-
-
-def download_path(table_id: str, ext: str) -> str:
-    """Where a table's file lives in the site: data/lookup.json."""
-    return f"data/{table_id}.{ext}"
 
 
 def exact(value: Decimal) -> str:

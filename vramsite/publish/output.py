@@ -17,7 +17,8 @@ import os
 from pathlib import Path
 
 from ..errors import InputError, Problem
-from .stamp import ENGINE_FOLDERS, ENGINE_ROOT, SITE_FOLDERS
+from ..layout import ENGINE_ROOT, SOURCE_FOLDERS
+from .stamp import ENGINE_FOLDERS
 
 MARKER = ".vramsite-site"
 MARKER_TEXT = b"Written by vramsite (build.py). Each build replaces this folder as a whole.\n"
@@ -73,7 +74,7 @@ def _kept_folders(site_root: Path) -> list[tuple[str, Path]]:
 
 
 def _source_folders(site_root: Path) -> list[tuple[str, Path]]:
-    site = [(f"the site's {name} folder", (site_root / name).resolve()) for name in SITE_FOLDERS]
+    site = [(f"the site's {name} folder", (site_root / name).resolve()) for name in SOURCE_FOLDERS]
     engine = [(f"the engine's {name} folder", ENGINE_ROOT / name) for name in ENGINE_FOLDERS]
     return site + engine + [("the repository's .git folder", ENGINE_ROOT / ".git")]
 

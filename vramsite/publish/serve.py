@@ -30,9 +30,8 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from ..errors import InputError, Problem, in_words
-from .site import ENGINE_ROOT, render_site
-
-WATCHED = ("data", "content", "templates", "locales")
+from ..layout import SiteLayout
+from .site import render_site
 """The folders of a site whose changes trigger a rebuild."""
 
 TEXT_TYPES = {
@@ -72,10 +71,11 @@ class PreviewSite:
 
     def folders(self) -> list[Path]:
         """The site's watched folders, and the engine's templates and catalogs that a site falls back on."""
-        folders = [self.root / name for name in WATCHED]
-        for name in ("templates", "locales"):
-            if (ENGINE_ROOT / name).resolve() not in {folder.resolve() for folder in folders}:
-                folders.append(ENGINE_ROOT / name)
+        layout = SiteLayout(self.root)
+        folders = layout.source_folders
+        for shared in (layout.engine_templates, layout.engine_locales):
+            if shared.resolve() not in {folder.resolve() for folder in folders}:
+                folders.append(shared)
         return [folder for folder in folders if folder.is_dir()]
 
     def stamp(self) -> tuple:

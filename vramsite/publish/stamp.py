@@ -18,11 +18,10 @@ import re
 import sys
 from pathlib import Path
 
-ENGINE_ROOT = Path(__file__).resolve().parent.parent.parent
-SITE_FOLDERS = ("data", "content", "templates", "locales")
+from ..layout import ENGINE_ROOT, SiteLayout
+
 ENGINE_FOLDERS = ("vramsite", "templates", "locales")
 LIBRARIES = ("jinja2", "markdown-it-py", "mdit-py-plugins", "pyyaml", "babel", "jsonschema")
-STAMP = Path(".cache") / "build-stamp.json"
 
 
 def input_digest(site_root: Path) -> str:
@@ -30,7 +29,7 @@ def input_digest(site_root: Path) -> str:
     digest.update(sys.version.encode())
     for installed in library_versions():
         digest.update(installed.encode() + b"\0")
-    folders = [site_root / name for name in SITE_FOLDERS] + [ENGINE_ROOT / name for name in ENGINE_FOLDERS]
+    folders = SiteLayout(site_root).source_folders + [ENGINE_ROOT / name for name in ENGINE_FOLDERS]
     seen: set[Path] = set()
     for folder in folders:
         folder = folder.resolve()
@@ -80,7 +79,7 @@ def _output_state(out: Path, paths) -> dict[str, list[int]]:
 def is_current(site_root: Path, out: Path, digest: str) -> bool:
     """True when the last build of these inputs into ``out`` is still there, untouched."""
     try:
-        stamp = json.loads((site_root / STAMP).read_text(encoding="utf-8"))
+        stamp = json.loads(SiteLayout(site_root).build_stamp.read_text(encoding="utf-8"))
     except (FileNotFoundError, ValueError):
         return False
     if stamp.get("digest") != digest or stamp.get("out") != str(out.resolve()):
@@ -95,7 +94,7 @@ def is_current(site_root: Path, out: Path, digest: str) -> bool:
 def record(site_root: Path, out: Path, digest: str, paths) -> None:
     """Remember this build; a stamp that cannot be written only costs the next build its shortcut."""
     stamp = {"digest": digest, "out": str(out.resolve()), "files": _output_state(out, sorted(paths))}
-    target = site_root / STAMP
+    target = SiteLayout(site_root).build_stamp
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         temporary = target.with_suffix(".tmp")
@@ -107,6 +106,6 @@ def record(site_root: Path, out: Path, digest: str, paths) -> None:
 
 def forget(site_root: Path) -> None:
     try:
-        (site_root / STAMP).unlink()
+        SiteLayout(site_root).build_stamp.unlink()
     except FileNotFoundError:
         pass

@@ -31,31 +31,55 @@ helpers (``inline``, ``cell``, ``download``, ``asset``).
 from __future__ import annotations
 
 import posixpath
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from decimal import Decimal
 from functools import cached_property, lru_cache
 
-from jinja2 import pass_context
+from jinja2 import Environment, pass_context
 from markupsafe import Markup
 
+from ..calc import Guide
 from ..calc.figure import COUNT, Figure, given
-from ..publish.downloads import download_path
+from ..layout import download_path
+from ..load.model import LocaleConfig, Pricing, SiteConfig
 from ..tables.guide import method_label
 from .charts import chart_file, chart_title
 from .derivation import explain
-from .format import MONEY_PERIODS
+from .format import MONEY_PERIODS, Formatter
+from .i18n import Catalog
 from .inline import HTML, MD, InlineRenderer
 from .sandbox import BUDGET, PAGE, Access, Budget, expose
+from .services import ChartService, TableService
+
+
+@dataclass(frozen=True)
+class ScopeServices:
+    """What a page's scope may ask of the build: the same for every page."""
+
+    guide: Guide
+    site: SiteConfig
+    pricing: Pricing
+    layout: Environment
+    """The layout environment: the partials tables and stats are drawn with."""
+    router: object
+    """Page targets -> paths (``router.path(target, locale)``)."""
+    tables: TableService
+    charts: ChartService
+    catalogs: Mapping[str, Catalog]
+    """UI strings, by locale segment."""
+    formatter: Callable[[LocaleConfig], Formatter]
 
 
 class Scope:
-    def __init__(self, build, locale, mode: str, page_path: str, params: dict | None = None, card=None,
-                 facts=None):
-        self.build, self.locale, self.mode, self.page_path = build, locale, mode, page_path
+    def __init__(self, services: ScopeServices, locale, mode: str, page_path: str, params: dict | None = None,
+                 card=None, facts=None):
+        self.services, self.locale, self.mode, self.page_path = services, locale, mode, page_path
         self.params = params or {}
         self.card = card
         self.facts = facts
-        self.catalog = build.catalogs[locale.segment]
-        self.fmt = build.formatter(locale)
+        self.catalog = services.catalogs[locale.segment]
+        self.fmt = services.formatter(locale)
         self.inline = InlineRenderer(self.fmt, mode, self.resolve)
         """Pieces for layouts: raw HTML in an HTML page (a table is one HTML block), Markdown in the twin."""
         self.pieces = Pieces(self.inline, self.catalog)
@@ -66,7 +90,7 @@ class Scope:
 
     def resolve(self, target: tuple) -> str:
         """Relative URL from this page to ``target``; the twin's URL when rendering a twin."""
-        path = self.build.router.path(target, self.locale)
+        path = self.services.router.path(target, self.locale)
         if self.mode == MD:
             path += ".md"
         return _relative(path, posixpath.dirname(self.page_path) or ".")
@@ -82,10 +106,10 @@ class Scope:
     # -- blocks --------------------------------------------------------------
 
     def table(self, name: str, **options) -> Markup:
-        table = self.build.table(name, **options)
+        table = self.services.tables.show(name, **options)
         if table is None:  # a table with nothing to show on this page (a card that wins no cell)
             return Markup("")
-        template = self.build.layout.get_template(f"partials/table.{self.mode}")
+        template = self.services.layout.get_template(f"partials/table.{self.mode}")
         text = template.render(self.template_context(table=table, cell=self.cell))
         if self.mode == HTML:  # one HTML block in the Markdown around it: no blank lines inside
             text = "\n".join(line for line in text.split("\n") if line.strip())
@@ -94,7 +118,7 @@ class Scope:
     @cached_property
     def lookup_cell(self):
         """The lookup_cell macro of partials/lookup_cell.<format>: how this site words a lookup answer."""
-        template = self.build.layout.get_template(f"partials/lookup_cell.{self.mode}")
+        template = self.services.layout.get_template(f"partials/lookup_cell.{self.mode}")
         return template.make_module(self.template_context()).lookup_cell
 
     def cell(self, cell) -> Markup:
@@ -113,9 +137,9 @@ class Scope:
         """A chart as inline SVG; in the twin, an image link to the chart's standalone copy."""
         if self.mode == MD:
             url = self.asset(chart_file(name, self.locale.segment, options))
-            self.build.chart(name, self.locale, standalone=True, **options)  # checks the name, files the copy
+            self.services.charts.show(name, self.locale, standalone=True, **options)  # checks the name, files the copy
             return Markup("![{}]({})").format(self.inline.text(chart_title(name, self.fmt)), Markup(url))
-        svg = self.build.chart(name, self.locale, **options)
+        svg = self.services.charts.show(name, self.locale, **options)
         return Markup('<div class="chart" style="overflow-x:auto;margin:1.5rem 0">\n{}\n</div>').format(Markup(svg))
 
     def download(self, table) -> Markup:
@@ -131,7 +155,7 @@ class Scope:
         return self.inline.message("Download: {json} · {csv}", json=links["json"], csv=links["csv"])
 
     def stats(self, items) -> Markup:
-        template = self.build.layout.get_template(f"partials/stats.{self.mode}")
+        template = self.services.layout.get_template(f"partials/stats.{self.mode}")
         text = template.render(self.template_context(items=items))
         return Markup("\n".join(line for line in text.split("\n") if line.strip()))
 
@@ -139,7 +163,7 @@ class Scope:
 
     def template_context(self, **extra) -> dict:
         """What layout templates see (trusted: they come with the code)."""
-        guide = self.build.guide
+        guide = self.services.guide
         context = {
             "scope": self,
             "g": guide,
@@ -171,8 +195,8 @@ class Scope:
             "params": self.params,
             "card": self.card,
             "facts": self.facts,
-            "site": self.build.data.site,
-            "pricing": self.build.data.pricing,
+            "site": self.services.site,
+            "pricing": self.services.pricing,
             "locale": self.locale,
             "format": self.mode,
         }
@@ -182,7 +206,7 @@ class Scope:
 
         A fresh ``Budget`` each time: one context serves one rendering.
         """
-        guide, budget = self.build.guide, Budget()
+        guide, budget = self.services.guide, Budget()
         api = ContentApi(self, budget)
         return {
             "g": guide,
@@ -327,4 +351,4 @@ def install_filters(env) -> None:
     env.filters.update(FILTERS)
 
 
-__all__ = ["FILTERS", "HTML", "MD", "Scope", "install_filters"]
+__all__ = ["FILTERS", "HTML", "MD", "Scope", "ScopeServices", "install_filters"]

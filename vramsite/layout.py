@@ -1,0 +1,99 @@
+"""Where a site's sources and the engine's shared files are: the one place their folders are named.
+
+A site is a folder holding ``data/``, ``content/``, ``templates/`` and
+``locales/``; the engine (this repository) holds the ``templates/`` and
+``locales/`` every site falls back on. Every module that needs one of these
+paths asks a ``SiteLayout`` rather than spelling it. ``download_path`` is
+the one rule for where a table's downloads are in the built site, which
+pages link to and the build writes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+ENGINE_ROOT = Path(__file__).resolve().parent.parent
+"""The repository: its templates/ and locales/ back any site's own."""
+
+SOURCE_FOLDERS = ("data", "content", "templates", "locales")
+"""A site's sources, as folders of its root: what a build reads, a rebuild watches and a diff compares."""
+
+
+@dataclass(frozen=True)
+class SiteLayout:
+    root: Path
+    engine: Path = ENGINE_ROOT
+
+    def __post_init__(self):
+        object.__setattr__(self, "root", Path(self.root))
+
+    @property
+    def data(self) -> Path:
+        return self.root / "data"
+
+    @property
+    def content(self) -> Path:
+        return self.root / "content"
+
+    @property
+    def templates(self) -> Path:
+        return self.root / "templates"
+
+    @property
+    def static(self) -> Path:
+        """The site's own assets, copied to assets/."""
+        return self.templates / "static"
+
+    @property
+    def locales(self) -> Path:
+        return self.root / "locales"
+
+    @property
+    def cache(self) -> Path:
+        """What a build keeps for the next (ignored by git)."""
+        return self.root / ".cache"
+
+    @property
+    def code_cache(self) -> Path:
+        """Where compiled templates are kept between builds."""
+        return self.cache / "jinja"
+
+    @property
+    def build_stamp(self) -> Path:
+        """The digest of the inputs the site was last built from (``publish/stamp.py``)."""
+        return self.cache / "build-stamp.json"
+
+    @property
+    def site_file(self) -> Path:
+        """data/site.yaml: every site has one."""
+        return self.data / "site.yaml"
+
+    @property
+    def engine_templates(self) -> Path:
+        return self.engine / "templates"
+
+    @property
+    def engine_static(self) -> Path:
+        return self.engine_templates / "static"
+
+    @property
+    def engine_locales(self) -> Path:
+        return self.engine / "locales"
+
+    @property
+    def source_folders(self) -> list[Path]:
+        return [self.root / name for name in SOURCE_FOLDERS]
+
+    @staticmethod
+    def content_name(segment: str, source: str) -> str:
+        """A page's text in one language, as messages name it: content/en/vram.md."""
+        return f"content/{segment}/{source}.md"
+
+    def content_file(self, segment: str, source: str) -> Path:
+        return self.root / self.content_name(segment, source)
+
+
+def download_path(table_id: str, ext: str) -> str:
+    """Where a table's file lives in the built site: data/lookup.json."""
+    return f"data/{table_id}.{ext}"

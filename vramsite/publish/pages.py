@@ -1,0 +1,163 @@
+"""One page in one language: its content rendered twice (HTML and the Markdown twin) into its layouts.
+
+``PageRenderer`` is given every service it uses (``PageServices``) and
+reaches nothing else of the build.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass
+from functools import cached_property
+
+from babel import Locale as BabelLocale
+from markupsafe import Markup
+
+from ..errors import InputError, Problem
+from ..layout import SiteLayout
+from ..load.pages import PAGES_FILE, PageSpec
+from ..render.content import html_meta, layout_problem, page_meta, read_content, render_content
+from ..render.markdown import section_pairs, strip_heading_ids
+from ..render.scope import HTML, MD, Scope, ScopeServices
+from ..render.services import Events, PageFacts
+from . import discovery
+
+
+def language_name(locale) -> str:
+    """A language's name in itself: 中文, English."""
+    return BabelLocale.parse(locale.gettext).get_language_name(locale.gettext)
+
+
+@dataclass
+class RenderedPage:
+    key: str
+    locale: object
+    title: str
+    description: str
+    html: str
+    markdown: str
+
+
+class Assets:
+    """templates/static of the engine, then of the site (a site's file of the same name wins), as assets/<name>."""
+
+    def __init__(self, layout: SiteLayout):
+        self.layout = layout
+
+    @cached_property
+    def files(self) -> dict[str, bytes]:
+        files = {}
+        for folder in (self.layout.engine_static, self.layout.static):
+            if folder.is_dir():
+                for item in sorted(folder.iterdir()):
+                    if item.is_file():
+                        files[f"assets/{item.name}"] = item.read_bytes()
+        return files
+
+    @cached_property
+    def stylesheets(self) -> list[str]:
+        """Every stylesheet among the assets, the engine's style.css first: each page links them all."""
+        names = [path.removeprefix("assets/") for path in self.files if path.endswith(".css")]
+        return sorted(names, key=lambda name: (name != "style.css", name))
+
+
+@dataclass(frozen=True)
+class PageServices:
+    """What rendering a page needs."""
+
+    layout: SiteLayout
+    scope: ScopeServices
+    """What the page's content and layouts may reach (their Scope's services)."""
+    content: object
+    """The content environment: each content file is compiled in it."""
+    markdown: object
+    facts: PageFacts
+    stylesheets: list[str]
+    events: Events
+    locales: tuple
+    base_url: str
+
+
+class PageRenderer:
+    def __init__(self, services: PageServices, pages: tuple[PageSpec, ...]):
+        self.services, self.pages = services, pages
+        self._sources: dict = {}
+
+    def render(self, page: PageSpec, locale) -> RenderedPage:
+        """The page's HTML and its twin; the listeners hear when it starts and ends."""
+        self.services.events.page_started(page, locale)
+        try:
+            return self._render(page, locale)
+        finally:
+            self.services.events.page_finished(page, locale)
+
+    def scope(self, page: PageSpec, locale, mode: str, facts=None) -> Scope:
+        """What the page's content and layouts see in one language and format."""
+        card = self.services.scope.guide.gpu(page.card) if page.card else None
+        return Scope(self.services.scope, locale, mode, f"{locale.segment}/{page.id}.html", page.params, card, facts)
+
+    def _render(self, page: PageSpec, locale) -> RenderedPage:
+        source = self._content_file(page, locale)
+        card = self.services.scope.guide.gpu(page.card) if page.card else None
+        facts = self.services.facts(page, card)
+        md_scope, html_scope = self.scope(page, locale, MD, facts), self.scope(page, locale, HTML, facts)
+        markdown = self.services.markdown
+        meta = page_meta(source, md_scope.content_context())
+        body_md = strip_heading_ids(render_content(source, source.template, md_scope.content_context()))
+        tokens = markdown.parse(render_content(source, source.template, html_scope.content_context()))
+        body_html = markdown.renderer.render(tokens, markdown.options, {})
+        info = {"key": page.id, "title": meta["title"], "description": meta["description"],
+                "lead": meta.get("lead", ""), "jsonld": discovery.faq_jsonld(section_pairs(tokens, "faq"))}
+        html = self._layout(page.template, html_scope, page={**info, **html_meta(meta, markdown)},
+                            body=Markup(body_html))
+        twin = self._layout("page.md", md_scope, page=info, body=Markup(body_md))
+        return RenderedPage(page.id, locale, info["title"], info["description"], html, twin)
+
+    def _content_file(self, page: PageSpec, locale):
+        """The page's content file in ``locale``, compiled once however many pages it makes (one per card, say)."""
+        layout = self.services.layout
+        name = layout.content_name(locale.segment, page.source)
+        path = layout.content_file(locale.segment, page.source)
+        if not path.is_file():
+            raise InputError([Problem(PAGES_FILE, page.line, page.entry, f"no {locale.tag} text: {name} is missing")])
+        if name not in self._sources:
+            self._sources[name] = read_content(path, name, self.services.content, layout.code_cache)
+        return self._sources[name]
+
+    def _layout(self, template_name: str, scope: Scope, **context) -> str:
+        key = context["page"]["key"]
+        page_file = posixpath.basename(scope.page_path)
+        context.update(
+            nav=self.nav(scope),
+            alternates=self.alternates(key),
+            languages=self.languages(scope, key),
+            canonical=f"{self.services.base_url}/{scope.page_path}",
+            stylesheets=self.services.stylesheets,
+            twin=page_file + ".md",
+            html_url=page_file,
+        )
+        try:
+            template = self.services.scope.layout.get_template(template_name)
+            return template.render(scope.template_context(**context))
+        except InputError:
+            raise
+        except Exception as error:  # noqa: BLE001 - every failure becomes a located message
+            raise InputError([layout_problem(error, template_name)]) from None
+
+    def nav(self, scope: Scope) -> list[dict]:
+        return [{"key": page.id, "label": page.nav, "url": scope.link(page.id)} for page in self.pages if page.nav]
+
+    def languages(self, scope: Scope, key: str) -> list[dict]:
+        """The same page in every language, for the language switch."""
+        here = posixpath.dirname(scope.page_path)
+        result = []
+        for locale in self.services.locales:
+            target = f"{locale.segment}/{key}.html"
+            url = posixpath.relpath(target, here)
+            result.append({"locale": locale, "name": language_name(locale), "url": url, "twin": url + ".md",
+                           "current": locale == scope.locale})
+        return result
+
+    def alternates(self, key: str) -> list[dict]:
+        base = self.services.base_url
+        return [{"locale": locale, "url": f"{base}/{locale.segment}/{key}.html"} for locale in self.services.locales]

@@ -1,0 +1,51 @@
+"""The files of the site beside its pages: the language chooser, the 404 page, sitemap, robots.txt, llms.txt."""
+
+from __future__ import annotations
+
+from jinja2 import Environment
+from markupsafe import Markup
+
+from ..errors import InputError
+from ..load.model import SiteData
+from ..render.content import layout_problem
+from . import discovery
+from .pages import Assets, RenderedPage, language_name
+
+
+def site_wide_files(layout_env: Environment, data: SiteData, catalogs: dict, assets: Assets, pages: tuple,
+                    rendered: list[RenderedPage]) -> dict[str, bytes]:
+    """``pages``: the site's page specs; ``rendered``: every page in every language, as rendered."""
+    site = data.site
+    by_key = {(page.key, page.locale.segment): page for page in rendered}
+    languages = [{"locale": locale, "name": language_name(locale), "index": by_key[("index", locale.segment)],
+                  "url": f"{locale.segment}/index.html", "catalog": catalogs[locale.segment]}
+                 for locale in site.locales]
+    # The 404 page is served at any address, so it carries its styles inline.
+    stylesheet = Markup(assets.files["assets/style.css"].decode("utf-8"))
+    context = {"site": site, "languages": languages, "pricing": data.pricing, "stylesheet": stylesheet}
+    files = {
+        "index.html": _plain(layout_env, "root.html", context),
+        "index.html.md": _plain(layout_env, "root.md", context),
+        "404.html": _plain(layout_env, "404.html", context),
+        "404.html.md": _plain(layout_env, "404.md", context),
+        "sitemap.xml": discovery.sitemap(site.base_url, [page.id for page in pages], site.locales),
+        "robots.txt": discovery.robots(site.base_url),
+    }
+    sections = []
+    for language in languages:
+        locale = language["locale"]
+        links = [(page.title, f"{site.base_url}/{locale.segment}/{page.key}.html.md", page.description)
+                 for page in rendered if page.locale == locale]
+        sections.append((language["name"], links))
+    summary = languages[0]["index"].description
+    files["llms.txt"] = discovery.llms_txt(site.name, summary, sections)
+    return files
+
+
+def _plain(layout_env: Environment, template_name: str, context: dict) -> bytes:
+    try:
+        return layout_env.get_template(template_name).render(context).encode("utf-8")
+    except InputError:
+        raise
+    except Exception as error:  # noqa: BLE001 - every failure becomes a located message
+        raise InputError([layout_problem(error, template_name)]) from None

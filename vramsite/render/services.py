@@ -1,0 +1,178 @@
+"""What pages ask of the build while they render: tables, charts, formatters and facts, each made once.
+
+Each service notes what pages show, and tells the listeners registered on
+``Events`` (the diff report is one): a page started or finished in a
+language, a table shown, a chart shown. Listeners see what is rendered in
+their own process; languages rendered by other workers reach the build
+only as their ``LanguageOutput``.
+"""
+
+from __future__ import annotations
+
+from ..errors import InputError, Problem, UnknownId
+from ..facts import FACTS
+from ..load.pages import PAGES_FILE
+from ..tables import ALL_TABLES
+from .charts import CHARTS, render_chart
+from .format import Formatter
+
+
+class BuildListener:
+    """Override the events wanted; each does nothing by default."""
+
+    def page_started(self, page, locale) -> None:
+        pass
+
+    def page_finished(self, page, locale) -> None:
+        pass
+
+    def table_shown(self, table) -> None:
+        pass
+
+    def chart_shown(self, name: str, locale, svg: str) -> None:
+        pass
+
+
+class Events(BuildListener):
+    """Passes each event on to every listener, in the order they were added."""
+
+    def __init__(self):
+        self.listeners: list[BuildListener] = []
+
+    def add(self, listener: BuildListener) -> None:
+        self.listeners.append(listener)
+
+    def page_started(self, page, locale) -> None:
+        for listener in self.listeners:
+            listener.page_started(page, locale)
+
+    def page_finished(self, page, locale) -> None:
+        for listener in self.listeners:
+            listener.page_finished(page, locale)
+
+    def table_shown(self, table) -> None:
+        for listener in self.listeners:
+            listener.table_shown(table)
+
+    def chart_shown(self, name: str, locale, svg: str) -> None:
+        for listener in self.listeners:
+            listener.chart_shown(name, locale, svg)
+
+
+class TableService:
+    """Table objects, each built once however many pages, languages and charts ask for it."""
+
+    def __init__(self, guide, events: Events):
+        self.guide, self.events = guide, events
+        self._built: dict = {}
+        self._used: dict = {}
+
+    def build(self, name: str, **options):
+        """The table ``name`` with ``options``, built once; None for a table with nothing to show (a card that
+        wins no cell). Not counted as shown: what a chart is drawn from."""
+        key = (name, freeze(options))
+        if key not in self._built:
+            if name not in ALL_TABLES:
+                raise UnknownId("table", name, tuple(ALL_TABLES))
+            self._built[key] = ALL_TABLES[name](self.guide, **options)
+        return self._built[key]
+
+    def __call__(self, name: str, **options):
+        """The table, counted as shown: it is published among the downloads."""
+        table = self.build(name, **options)
+        self._used.setdefault((name, freeze(options)), (name, options))
+        return table
+
+    def show(self, name: str, **options):
+        """The table, as a page shows it: counted as shown, and the listeners hear of it."""
+        table = self(name, **options)
+        if table is not None:
+            self.events.table_shown(table)
+        return table
+
+    def shown(self) -> list:
+        """Every table counted as shown so far, once each, in the order first shown."""
+        tables = (self._built[key] for key in self._used)
+        return [table for table in tables if table is not None]
+
+    def uses(self) -> list[tuple[str, dict]]:
+        """(name, options) of every table counted as shown so far."""
+        return list(self._used.values())
+
+
+class ChartService:
+    """Charts' SVG, each drawn once per language however many pages show it."""
+
+    def __init__(self, tables: TableService, formatters: Formatters, events: Events):
+        self.tables, self.formatters, self.events = tables, formatters, events
+        self._svg: dict = {}
+        self._options: dict = {}
+
+    def draw(self, name: str, locale, standalone: bool = False, **options) -> str:
+        if name not in CHARTS:
+            raise UnknownId("chart", name, tuple(CHARTS))
+        frozen = freeze(options)
+        key = (name, frozen, locale.segment, standalone)
+        if key not in self._svg:
+            self._svg[key] = render_chart(name, self.tables.build, self.formatters(locale), locale.segment,
+                                          standalone=standalone, **options)
+            self._options.setdefault((name, frozen), (name, options))
+        return self._svg[key]
+
+    def show(self, name: str, locale, standalone: bool = False, **options) -> str:
+        """The chart, as a page shows it: the listeners hear of it."""
+        svg = self.draw(name, locale, standalone, **options)
+        self.events.chart_shown(name, locale, svg)
+        return svg
+
+    def note(self, name: str, options: dict) -> None:
+        """Count a chart another worker drew as drawn, for the standalone copies."""
+        self._options.setdefault((name, freeze(options)), (name, options))
+
+    def uses(self) -> list[tuple[str, dict]]:
+        """(name, options) of every chart drawn so far, once each, in the order first drawn."""
+        return list(self._options.values())
+
+
+class Formatters:
+    """One formatter per language for the whole build: it remembers the text of every figure."""
+
+    def __init__(self, display, catalogs):
+        self.display, self.catalogs = display, catalogs
+        self._by_segment: dict[str, Formatter] = {}
+
+    def __call__(self, locale) -> Formatter:
+        if locale.segment not in self._by_segment:
+            self._by_segment[locale.segment] = Formatter(locale, self.display, self.catalogs[locale.segment])
+        return self._by_segment[locale.segment]
+
+
+def freeze(value):
+    """A hashable copy of table or chart options (lists and dicts from YAML)."""
+    if isinstance(value, dict):
+        return tuple(sorted((key, freeze(item)) for key, item in value.items()))
+    if isinstance(value, (list, tuple)):
+        return tuple(freeze(item) for item in value)
+    return value
+
+
+class PageFacts:
+    """Each page's facts (vramsite/facts), computed once for every language and format."""
+
+    def __init__(self, guide):
+        self.guide = guide
+        self._by_page: dict = {}
+
+    def __call__(self, page, card):
+        if page.facts is None:
+            return None
+        if page.id not in self._by_page:
+            builder = FACTS.get(page.facts)
+            if builder is None:
+                raise InputError([Problem(PAGES_FILE, page.line, f"{page.entry}.facts",
+                                          f"no page facts named {page.facts!r} (known: {', '.join(sorted(FACTS))})")])
+            try:
+                self._by_page[page.id] = builder(self.guide, page.params, card)
+            except UnknownId as error:
+                raise InputError([Problem(PAGES_FILE, page.line, f"{page.entry}.params", f"names {error}")]) from None
+        return self._by_page[page.id]
