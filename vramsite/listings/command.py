@@ -9,9 +9,11 @@ builds is the file replaced, in one step.
 
 from __future__ import annotations
 
+import gc
 import os
 import shutil
 import tempfile
+from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 
@@ -23,7 +25,7 @@ from ..publish.diff import compare, format_report, site_text
 from .cards import card_names
 from .prices_file import PRICES_FILE, layout_problem, with_snapshot
 from .read import Export, read_export
-from .rows import parse_rows
+from .rows import Listing, parse_rows
 from .snapshot import Snapshot, summarize
 
 SOURCES = ("data", "content", "templates", "locales")
@@ -40,20 +42,33 @@ def import_prices(site: Path, listings: Path, at: str | None = None, site_label:
 
     Raises InputError, writing nothing, on any problem.
     """
-    site = Path(site)
+    with _no_cycle_collection():
+        return _import(Path(site), listings, at, site_label)
+
+
+@contextmanager
+def _no_cycle_collection():
+    """An import keeps every row until it ends: the cycle collector would only walk them again and again
+    (it doubles the time of reading 100,000 rows)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _import(site: Path, listings: Path, at: str | None, site_label: str | None) -> tuple[str, str]:
     data = load_site(site)  # the site as it is must load: its cards and prices are the starting point
     prices_path = site / PRICES_FILE
     text = prices_path.read_bytes().decode("utf-8")
     problems = _site_problems(data, text)
     names, found = card_names(site)
     problems += found
-    export, found = read_export(listings, str(listings))
-    problems += found
-    rows, found = parse_rows(export)
+    export, rows, snapshot, found = read_snapshot(listings, names, [gpu.id for gpu in data.gpus])
     problems += found
     moment, found = snapshot_time(at, export)
-    problems += found
-    snapshot, found = summarize(rows, names, [gpu.id for gpu in data.gpus], export.name)
     problems += found
     if problems:
         raise InputError(_capped(problems))
@@ -63,6 +78,16 @@ def import_prices(site: Path, listings: Path, at: str | None = None, site_label:
     report = _changes(site, new_text, export.name, site_label)
     _replace(prices_path, new_text)
     return report, f"{prices_path}: written from {_counts(rows, snapshot)}, snapshot of {moment}"
+
+
+def read_snapshot(listings: Path, names: dict[str, str],
+                  card_ids: list[str]) -> tuple[Export, list[Listing], Snapshot, list[Problem]]:
+    """The export read, each row checked, and summed up per card; with every problem found on the way."""
+    with _no_cycle_collection():
+        export, problems = read_export(listings, str(listings))
+        rows, found = parse_rows(export)
+        snapshot, more = summarize(rows, names, card_ids, export.name)
+    return export, rows, snapshot, problems + found + more
 
 
 def _site_problems(data: SiteData, text: str) -> list[Problem]:
@@ -91,10 +116,12 @@ def snapshot_time(at: str | None, export: Export) -> tuple[str | None, list[Prob
     try:
         moment = parse_moment(text)
     except ValueError as error:
-        return None, [Problem(where, line, field, f"{text!r} {error}")]
+        if str(error).startswith("is not a real"):  # the right form, but no such day or hour
+            return None, [Problem(where, line, field, f"{text!r} {error}")]
+        moment = None
     if not isinstance(moment, datetime):
-        return None, [Problem(where, line, field, f"{text!r} has no time; a snapshot is dated to the minute: "
-                                                  "YYYY-MM-DD HH:MM UTC")]
+        return None, [Problem(where, line, field, f"{text!r} is not a snapshot time: write YYYY-MM-DD HH:MM UTC "
+                                                  "(a snapshot is dated to the minute)")]
     return f"{moment:%Y-%m-%d %H:%M} UTC", []
 
 

@@ -24,6 +24,7 @@ from ..load.text import decode_utf8, shown
 
 COLUMNS = ("machine_id", "gpu", "gpus", "usd_per_gpu_hour", "region", "available")
 REQUIRED = COLUMNS[:4]
+KNOWN, REQUIRED_SET = frozenset(COLUMNS), frozenset(REQUIRED)
 SNAPSHOT_COMMENT = re.compile(r"#\s*snapshot:(.*)")
 SNAPSHOT_FIELD = "snapshot_at"
 JSON_LINES = (".jsonl", ".ndjson")
@@ -31,7 +32,7 @@ MAX_BYTES = 64_000_000
 """Largest export read: about 600,000 rows, far more than a marketplace lists."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class RawRow:
     line: int
     values: dict[str, str | None]
@@ -94,17 +95,18 @@ def _read_csv(text: str, name: str) -> tuple[Export, list[Problem]]:
     try:
         for record in reader:
             line, ended = ended + 1 + offset, reader.line_num
-            if not any(cell.strip() for cell in record):
+            cells = [cell.strip() for cell in record]
+            if not any(cells):
                 continue
             if header is None:
-                header = _header([cell.strip() for cell in record], name, line, problems)
+                header = _header(cells, name, line, problems)
                 if header is None:
                     return export, problems
                 continue
             if len(record) != len(header):
                 problems.append(Problem(name, line, "", f"has {len(record)} fields; the header has {len(header)}"))
                 continue
-            export.rows.append(RawRow(line, dict(zip(header, (cell.strip() for cell in record)))))
+            export.rows.append(RawRow(line, dict(zip(header, cells))))
     except csv.Error as error:
         problems.append(Problem(name, reader.line_num + offset, "", f"cannot be read as CSV: {error}"))
     if header is None:
@@ -155,16 +157,20 @@ class _DuplicateKey(ValueError):
 
 
 def _object(pairs: list[tuple[str, object]]) -> dict:
-    result = {}
-    for key, value in pairs:
-        if key in result:
-            raise _DuplicateKey(key)
-        result[key] = value
+    result = dict(pairs)
+    if len(result) < len(pairs):  # JSON takes the last of a repeated key; which value was meant?
+        keys = [key for key, _value in pairs]
+        raise _DuplicateKey(next(key for index, key in enumerate(keys) if key in keys[:index]))
     return result
 
 
 def _refuse_constant(word: str):
     raise ValueError(f"{word} is not a number")
+
+
+_DECODER = json.JSONDecoder(parse_float=_Number, parse_int=_Number, parse_constant=_refuse_constant,
+                            object_pairs_hook=_object)
+"""One decoder for every line: json.loads with options builds a new one each call, doubling the time."""
 
 
 def _read_json_lines(text: str, name: str) -> tuple[Export, list[Problem]]:
@@ -189,8 +195,7 @@ def _read_json_lines(text: str, name: str) -> tuple[Export, list[Problem]]:
 
 def _json_object(line: str, name: str, number: int, problems: list[Problem]) -> dict | None:
     try:
-        value = json.loads(line, parse_float=_Number, parse_int=_Number, parse_constant=_refuse_constant,
-                           object_pairs_hook=_object)
+        value = _DECODER.decode(line)
     except _DuplicateKey as error:
         problems.append(Problem(name, number, shown(str(error)), "is given twice in this row"))
         return None
@@ -219,10 +224,12 @@ def _snapshot_field(value: dict, export: Export, name: str, number: int, first: 
 
 
 def _json_row(value: dict, name: str, number: int, problems: list[Problem]) -> RawRow | None:
-    found = _column_problems(list(value), number, name, field="", what="field")  # a key twice: _object refused it
+    keys = value.keys()
+    fits = keys <= KNOWN and keys >= REQUIRED_SET  # the common case, checked at the speed of sets
+    found = [] if fits else _column_problems(list(value), number, name, field="", what="field")
     values = {}
     for key, item in value.items():
-        text = _json_text(item)
+        text = item if item is None or isinstance(item, str) else _json_text(item)  # _Number is a str
         if text is _NOT_TEXT:
             found.append(Problem(name, number, shown(key), f"expected text, a number or true/false, got {_kind(item)}"))
         else:
@@ -235,9 +242,7 @@ _NOT_TEXT = object()
 
 
 def _json_text(item: object):
-    """A JSON value as the text a CSV cell would hold; None for null."""
-    if item is None or isinstance(item, str):  # _Number is a str: its digits as written
-        return item
+    """A JSON value other than text, a number or null as the text a CSV cell would hold."""
     if isinstance(item, bool):
         return "true" if item else "false"
     return _NOT_TEXT

@@ -26,7 +26,7 @@ MAX_TEXT = 200
 BOOLEANS = {"true": True, "false": False}
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Listing:
     line: int
     machine_id: str
@@ -54,16 +54,13 @@ def parse_rows(export: Export) -> tuple[list[Listing], list[Problem]]:
 
 def _listing(row: RawRow, name: str, problems: list[Problem]) -> Listing | None:
     values = row.values
-    fields = {}
-    for field, rule in RULES.items():
+    fields = []
+    for field, rule in RULES:
         try:
-            fields[field] = rule(values.get(field))
+            fields.append(rule(values.get(field)))
         except _Bad as error:
             problems.append(Problem(name, row.line, field, str(error)))
-    if len(fields) < len(RULES):
-        return None
-    return Listing(row.line, fields["machine_id"], fields["gpu"], fields["gpus"], fields["usd_per_gpu_hour"],
-                   fields["available"], fields["region"])
+    return Listing(row.line, *fields) if len(fields) == len(RULES) else None
 
 
 def _required(text: str | None) -> str:
@@ -74,12 +71,22 @@ def _required(text: str | None) -> str:
 
 def _name(text: str | None) -> str:
     text = _required(text)
+    _check_text(text)
+    return text
+
+
+@lru_cache(maxsize=4096)
+def _repeated_name(text: str | None) -> str:
+    """A name most rows repeat (a GPU's, a region's), checked once for all of them."""
+    return _name(text)
+
+
+def _check_text(text: str) -> None:
     problem = text_problem(text)
     if problem:
         raise _Bad(problem)
     if len(text) > MAX_TEXT:
         raise _Bad(f"is longer than {MAX_TEXT} characters")
-    return text
 
 
 def _gpu_count(text: str | None) -> int:
@@ -117,12 +124,12 @@ def _available(text: str | None) -> bool:
 
 
 def _region(text: str | None) -> str | None:
-    return _name(text) if text else None
+    return _repeated_name(text) if text else None
 
 
-RULES = {"machine_id": _name, "gpu": _name, "gpus": _gpu_count, "usd_per_gpu_hour": _price,
-         "available": _available, "region": _region}
-"""Each column and how its text becomes a value (or why it cannot)."""
+RULES = (("machine_id", _name), ("gpu", _repeated_name), ("gpus", _gpu_count), ("usd_per_gpu_hour", _price),
+         ("available", _available), ("region", _region))
+"""Each column, in the order of Listing's fields, and how its text becomes a value (or why it cannot)."""
 
 
 @lru_cache(maxsize=1)
