@@ -466,3 +466,11 @@ def test_nothing_is_left_beside_prices_yaml_after_a_write(quick):
     names = sorted(os.listdir(quick / "data"))
     assert import_listing(quick, LISTINGS / "november.csv").returncode == 0
     assert sorted(os.listdir(quick / "data")) == names
+
+
+def test_the_editing_guide_quotes_the_real_messages():
+    guide = (ROOT / "docs" / "editing.md").read_text(encoding="utf-8")
+    section = guide.split("## Import the quick site's prices from marketplace listings\n")[1].split("\n## ")[0]
+    quoted = [line.split("`")[1] for line in section.splitlines() if line.startswith("| `bad")]
+    assert len(quoted) == 8
+    assert set(quoted) <= set(BAD_CSV) | set(BAD_HEADER)
