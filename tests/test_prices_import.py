@@ -474,3 +474,11 @@ def test_the_editing_guide_quotes_the_real_messages():
     quoted = [line.split("`")[1] for line in section.splitlines() if line.startswith("| `bad")]
     assert len(quoted) == 8
     assert set(quoted) <= set(BAD_CSV) | set(BAD_HEADER)
+
+
+def test_the_command_has_help_and_is_listed():
+    run = run_cli("prices", "import", "--help")
+    assert run.returncode == 0, run.stderr
+    for words in ("LISTINGS", "--site", "--at", "nothing is written"):
+        assert words in run.stdout, words
+    assert "prices" in run_cli("--help").stdout
