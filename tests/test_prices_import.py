@@ -210,7 +210,7 @@ BAD_JSONL = [
     "bad.jsonl:5: missing field usd_per_gpu_hour",
     "bad.jsonl:5: unknown field 'price' (known: machine_id, gpu, gpus, usd_per_gpu_hour, region, available)",
     "bad.jsonl:6: gpus: expected text, a number or true/false, got a list",
-    "bad.jsonl:7: gpus: is given twice in this row",
+    "bad.jsonl:7: field 'gpus' is given twice in this row",
     "bad.jsonl:8: not a JSON object: NaN is not a number",
     "bad.jsonl:9: available: 'maybe' is not true or false",
     "bad.jsonl:9: usd_per_gpu_hour: missing value",
@@ -236,7 +236,8 @@ def test_every_bad_row_is_refused_at_its_line_and_nothing_is_written(quick, list
 
 
 @pytest.mark.parametrize("options, expected", [
-    (["--at", "2026-13-01 10:00 UTC"], "--at: '2026-13-01 10:00 UTC' is not a real date or time (month must be in 1..12)"),
+    (["--at", "2026-13-01 10:00 UTC"],
+     "--at: '2026-13-01 10:00 UTC' is not a real date or time (month must be in 1..12)"),
     (["--at", "2026-11-30"], "--at: '2026-11-30' is not a snapshot time: write YYYY-MM-DD HH:MM UTC (a snapshot is "
                              "dated to the minute)"),
     (["--at", "yesterday"], "--at: 'yesterday' is not a snapshot time: write YYYY-MM-DD HH:MM UTC (a snapshot is "
@@ -290,7 +291,10 @@ def test_a_file_bad_throughout_lists_the_first_problems_and_counts_the_rest(tmp_
     (b"", ":1: the file is empty"),
     (b"# a note\nmachine_id,gpu,gpus,usd_per_gpu_hour\n",
      ":1: a first line starting with # must be '# snapshot: YYYY-MM-DD HH:MM UTC'"),
-], ids=["NUL", "not UTF-8", "tab", "bidi override", "deep JSON", "empty", "other comment"])
+    (b"machine_id,gpu,gpus,usd_per_gpu_hour," + b"x" * 5000 + b"\n",
+     ":1: header: unknown column '" + "x" * 60 + "…' (known: machine_id, gpu, gpus, usd_per_gpu_hour, region, "
+     "available)"),
+], ids=["NUL", "not UTF-8", "tab", "bidi override", "deep JSON", "empty", "other comment", "long column"])
 def test_hostile_or_broken_files_get_one_line_each(tmp_path, quick, content, expected):
     listing = tmp_path / ("export.jsonl" if content.startswith((b"{", b"[")) else "export.csv")
     listing.write_bytes(content)

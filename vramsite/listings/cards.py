@@ -12,7 +12,6 @@ from pathlib import Path
 
 from ..errors import Problem
 from ..load.schema import readable_path
-from ..load.text import shown
 from ..load.yaml_source import read_yaml
 
 GPUS_FILE = "data/gpus.yaml"
@@ -37,6 +36,6 @@ def card_names(site: Path) -> tuple[dict[str, str], list[Problem]]:
             first = names.setdefault(key, (card["id"], path))
             if first[0] != card["id"]:
                 problems.append(Problem(document.name, document.line_of(path), readable_path(document, path),
-                                        f"{shown(text)!r} also names the card {first[0]!r} (line "
+                                        f"{text!r} also names the card {first[0]!r} (line "
                                         f"{document.line_of(first[1])}); a listing name must mean one card"))
     return {key: card_id for key, (card_id, _path) in names.items()}, problems

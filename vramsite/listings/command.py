@@ -24,7 +24,7 @@ from ..load.model import SiteData
 from ..publish.diff import compare, format_report, site_text
 from .cards import card_names
 from .prices_file import PRICES_FILE, layout_problem, with_snapshot
-from .read import Export, read_export
+from .read import Export, quoted, read_export
 from .rows import Listing, parse_rows
 from .snapshot import Snapshot, summarize
 
@@ -117,10 +117,10 @@ def snapshot_time(at: str | None, export: Export) -> tuple[str | None, list[Prob
         moment = parse_moment(text)
     except ValueError as error:
         if str(error).startswith("is not a real"):  # the right form, but no such day or hour
-            return None, [Problem(where, line, field, f"{text!r} {error}")]
+            return None, [Problem(where, line, field, f"{quoted(text)} {error}")]
         moment = None
     if not isinstance(moment, datetime):
-        return None, [Problem(where, line, field, f"{text!r} is not a snapshot time: write YYYY-MM-DD HH:MM UTC "
+        return None, [Problem(where, line, field, f"{quoted(text)} is not a snapshot time: write YYYY-MM-DD HH:MM UTC "
                                                   "(a snapshot is dated to the minute)")]
     return f"{moment:%Y-%m-%d %H:%M} UTC", []
 

@@ -52,7 +52,8 @@ def layout_problem(text: str) -> Problem | None:
     first = next(tag for tag in matcher.get_opcodes() if tag[0] != "equal")
     return Problem(PRICES_FILE, first[1] + 1, "",
                    "an import rewrites this file and would change this line's layout; lay it out as the other "
-                   "data files are (keys indented by 2 spaces, list items as '  - ' under their key), then import again")
+                   "data files are (keys indented by 2 spaces, list items as '  - ' under their key), "
+                   "then import again")
 
 
 def with_snapshot(text: str, pricing: Pricing, snapshot: Snapshot, at: str) -> str:

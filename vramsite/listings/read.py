@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import InputError, Problem
-from ..load.text import decode_utf8, shown
+from ..load.text import decode_utf8
 
 COLUMNS = ("machine_id", "gpu", "gpus", "usd_per_gpu_hour", "region", "available")
 REQUIRED = COLUMNS[:4]
@@ -30,6 +30,14 @@ SNAPSHOT_FIELD = "snapshot_at"
 JSON_LINES = (".jsonl", ".ndjson")
 MAX_BYTES = 64_000_000
 """Largest export read: about 600,000 rows, far more than a marketplace lists."""
+SHOWN_CHARACTERS = 60
+"""The most of a value a message quotes: an export's cell may be kilobytes long."""
+
+
+def quoted(text: str) -> str:
+    """A value of the export as a message quotes it: escaped (a line break or control character shows as
+    \\n, \\x00), and cut short where it is long."""
+    return repr(text if len(text) <= SHOWN_CHARACTERS else text[:SHOWN_CHARACTERS] + "…")
 
 
 @dataclass(slots=True)
@@ -62,7 +70,8 @@ def _text(path: Path, name: str) -> str:
     except OSError as error:
         raise InputError([Problem(name, None, "", f"cannot be read: {error.strerror or error}")]) from None
     if len(raw) > MAX_BYTES:
-        raise InputError([Problem(name, None, "", f"is larger than {MAX_BYTES // 1_000_000} MB; is it a listing export?")])
+        raise InputError([Problem(name, None, "", f"is larger than {MAX_BYTES // 1_000_000} MB; "
+                                                   "is it a listing export?")])
     text = decode_utf8(raw, name).removeprefix("\ufeff")  # a spreadsheet's byte-order mark
     if not text.strip():
         raise InputError([Problem(name, 1, "", "the file is empty")])
@@ -110,7 +119,8 @@ def _read_csv(text: str, name: str) -> tuple[Export, list[Problem]]:
     except csv.Error as error:
         problems.append(Problem(name, reader.line_num + offset, "", f"cannot be read as CSV: {error}"))
     if header is None:
-        problems.append(Problem(name, 1 + offset, "", f"no header row; the first row names the columns: {', '.join(REQUIRED)}"))
+        problems.append(Problem(name, 1 + offset, "", "no header row; the first row names the columns: "
+                                                       + ", ".join(REQUIRED)))
     return export, problems
 
 
@@ -135,7 +145,8 @@ def _column_problems(names: list[str], line: int, name: str, field: str = "heade
     problems = []
     for index, column in enumerate(names):
         if column not in COLUMNS:
-            problems.append(Problem(name, line, field, f"unknown {what} {shown(column)!r} (known: {', '.join(COLUMNS)})"))
+            problems.append(Problem(name, line, field,
+                                    f"unknown {what} {quoted(column)} (known: {', '.join(COLUMNS)})"))
         elif column in names[:index]:
             problems.append(Problem(name, line, field, f"{what} {column!r} is named twice"))
     missing = [column for column in REQUIRED if column not in names]
@@ -197,7 +208,7 @@ def _json_object(line: str, name: str, number: int, problems: list[Problem]) -> 
     try:
         value = _DECODER.decode(line)
     except _DuplicateKey as error:
-        problems.append(Problem(name, number, shown(str(error)), "is given twice in this row"))
+        problems.append(Problem(name, number, "", f"field {quoted(str(error))} is given twice in this row"))
         return None
     except RecursionError:
         problems.append(Problem(name, number, "", "nested too deeply; a row is one flat JSON object"))
@@ -230,10 +241,10 @@ def _json_row(value: dict, name: str, number: int, problems: list[Problem]) -> R
     values = {}
     for key, item in value.items():
         text = item if item is None or isinstance(item, str) else _json_text(item)  # _Number is a str
-        if text is _NOT_TEXT:
-            found.append(Problem(name, number, shown(key), f"expected text, a number or true/false, got {_kind(item)}"))
-        else:
+        if text is not _NOT_TEXT:
             values[key] = text
+        elif key in KNOWN:  # an unknown field is refused as such
+            found.append(Problem(name, number, key, f"expected text, a number or true/false, got {_kind(item)}"))
     problems += found
     return None if found else RawRow(number, values)
 

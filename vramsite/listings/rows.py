@@ -14,8 +14,8 @@ from functools import lru_cache
 from importlib import resources
 
 from ..errors import Problem
-from ..load.text import shown, text_problem
-from .read import Export, RawRow
+from ..load.text import text_problem
+from .read import Export, RawRow, quoted
 
 PRICE = re.compile(r"\d{1,7}(?:\.\d{1,8})?")
 """A price as digits with an optional decimal point: 0.41, 1.650, 12."""
@@ -92,7 +92,7 @@ def _check_text(text: str) -> None:
 def _gpu_count(text: str | None) -> int:
     text = _required(text)
     if not WHOLE.fullmatch(text):
-        raise _Bad(f"{shown(text)!r} is not a whole number of GPUs")
+        raise _Bad(f"{quoted(text)} is not a whole number of GPUs")
     count = int(text)
     if not 1 <= count <= MAX_GPUS_PER_MACHINE:
         raise _Bad(f"a machine lists 1 to {MAX_GPUS_PER_MACHINE} GPUs, got {count}")
@@ -104,7 +104,7 @@ def _price(text: str | None) -> Decimal:
     if text.startswith("-") and PRICE.fullmatch(text[1:]):
         raise _Bad(f"{text} is negative; a price per GPU-hour is at least {hourly_bounds()[0]}")
     if not PRICE.fullmatch(text):
-        raise _Bad(f"{shown(text)!r} is not a price: write USD per GPU-hour as digits and a decimal point, such as 0.41")
+        raise _Bad(f"{quoted(text)} is not a price: write USD per GPU-hour as digits and a decimal point, such as 0.41")
     price = Decimal(text)
     low, high = hourly_bounds()
     if price < low:
@@ -119,7 +119,7 @@ def _available(text: str | None) -> bool:
         return True  # a listing says when it is not available
     flag = BOOLEANS.get(text.lower())
     if flag is None:
-        raise _Bad(f"{shown(text)!r} is not true or false" if text else "is empty; write true or false")
+        raise _Bad(f"{quoted(text)} is not true or false" if text else "is empty; write true or false")
     return flag
 
 

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from ..errors import Problem
-from ..load.text import shown
 from .cards import GPUS_FILE, listing_key
+from .read import quoted
 from .rows import Listing
 
 
@@ -36,12 +36,12 @@ def summarize(listings: list[Listing], names: dict[str, str], card_ids: list[str
         first = first_line.setdefault(listing.machine_id, listing.line)
         if first != listing.line:
             problems.append(Problem(file, listing.line, "machine_id",
-                                    f"machine {shown(listing.machine_id)!r} is listed twice (first at line {first})"))
+                                    f"machine {quoted(listing.machine_id)} is listed twice (first at line {first})"))
             continue
         card = cards_of(listing.gpu)
         if card is None:
             problems.append(Problem(file, listing.line, "gpu",
-                                    f"unknown GPU {shown(listing.gpu)!r}: no card in {GPUS_FILE} has this name "
+                                    f"unknown GPU {quoted(listing.gpu)}: no card in {GPUS_FILE} has this name "
                                     "or lists it in listing_names"))
             continue
         gpus += listing.gpus
