@@ -486,3 +486,12 @@ def test_the_command_has_help_and_is_listed():
     for words in ("LISTINGS", "--site", "--at", "nothing is written"):
         assert words in run.stdout, words
     assert "prices" in run_cli("--help").stdout
+
+
+@pytest.mark.parametrize("fixture", ["november.csv", "november.jsonl"])
+def test_a_spreadsheets_byte_order_mark_and_windows_line_ends_are_read(tmp_path, quick, fixture):
+    listing = tmp_path / fixture
+    listing.write_bytes(b"\xef\xbb\xbf" + (LISTINGS / fixture).read_bytes().replace(b"\n", b"\r\n"))
+    run = import_listing(quick, listing)
+    assert run.returncode == 0, run.stderr
+    assert prices_text(quick) == expected_november_file()
