@@ -1,0 +1,173 @@
+"""`build.py prices import LISTINGS --site SITE [--at TIME]`: the whole import, and what it changes on the pages.
+
+Every problem is gathered first (the site's data, the export's form, each
+row's fields, names no card has, machines listed twice, the snapshot's
+time) and reported together; then data/prices.yaml is rewritten in memory,
+the site is built as it is and as it would be, and only when the new one
+builds is the file replaced, in one step.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import shutil
+import tempfile
+from contextlib import contextmanager
+from datetime import datetime
+from pathlib import Path
+
+from ..errors import InputError, Problem
+from ..load import load_site
+from ..load.dates import parse_moment
+from ..load.model import Period, SiteData
+from ..publish.diff import compare, format_report, site_text
+from .cards import card_names
+from .prices_file import PRICES_FILE, layout_problem, with_snapshot
+from .read import Export, quoted, read_export
+from .rows import Listing, parse_rows
+from .snapshot import Snapshot, summarize
+
+SOURCES = ("data", "content", "templates", "locales")
+"""A site's folders the build reads: copied to build the site with the imported prices."""
+BEFORE = "data/prices.yaml before this import"
+"""What the change report compares with."""
+MAX_PROBLEMS = 200
+"""Problems listed at most; a file bad throughout says so in one more line."""
+NO_CHANGE = "No figure changed.\n"
+
+
+def import_prices(site: Path, listings: Path, at: str | None = None, site_label: str | None = None) -> tuple[str, str]:
+    """Import ``listings`` into ``site``'s prices; return the change report and a one-line summary of the write.
+
+    Raises InputError, writing nothing, on any problem.
+    """
+    with _no_cycle_collection():
+        return _import(Path(site), listings, at, site_label)
+
+
+@contextmanager
+def _no_cycle_collection():
+    """An import keeps every row until it ends: the cycle collector would only walk them again and again
+    (it doubles the time of reading 100,000 rows)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _import(site: Path, listings: Path, at: str | None, site_label: str | None) -> tuple[str, str]:
+    data = load_site(site)  # the site as it is must load: its cards and prices are the starting point
+    prices_path = site / PRICES_FILE
+    text = prices_path.read_bytes().decode("utf-8")
+    problems = _site_problems(data, text)
+    names, found = card_names(site)
+    problems += found
+    export, rows, snapshot, found = read_snapshot(listings, names, [gpu.id for gpu in data.gpus])
+    problems += found
+    moment, found = snapshot_time(at, export)
+    problems += found
+    if problems:
+        raise InputError(_capped(problems))
+    new_text = with_snapshot(text, data.pricing, snapshot, moment)
+    if new_text == text:
+        return NO_CHANGE, f"{prices_path}: already up to date with {_counts(rows, snapshot)}; nothing written"
+    report = _changes(site, new_text, export.name, site_label)
+    _replace(prices_path, new_text)
+    return report, f"{prices_path}: written from {_counts(rows, snapshot)}, snapshot of {moment}"
+
+
+def read_snapshot(listings: Path, names: dict[str, str],
+                  card_ids: list[str]) -> tuple[Export, list[Listing], Snapshot, list[Problem]]:
+    """The export read, each row checked, and summed up per card; with every problem found on the way."""
+    with _no_cycle_collection():
+        export, problems = read_export(listings, str(listings))
+        rows, found = parse_rows(export)
+        snapshot, more = summarize(rows, names, card_ids, export.name)
+    return export, rows, snapshot, problems + found + more
+
+
+def _site_problems(data: SiteData, text: str) -> list[Problem]:
+    """What keeps this site's prices from being imported from hourly listings."""
+    problems = []
+    if data.pricing.period != Period.HOUR:
+        problems.append(Problem(PRICES_FILE, None, "period",
+                                f"the site prices by the {data.pricing.period}; listings give prices per GPU-hour"))
+    if data.pricing.snapshot is None:
+        problems.append(Problem(PRICES_FILE, None, "snapshot",
+                                "missing: add snapshot: {source: <the marketplace>, gpus: 0, machines: 0}; "
+                                "an import fills in the counts"))
+    layout = layout_problem(text)
+    return problems + ([layout] if layout else [])
+
+
+def snapshot_time(at: str | None, export: Export) -> tuple[str | None, list[Problem]]:
+    """When the snapshot was taken, as prices.yaml's ``updated:`` writes it: --at, else the file's own time."""
+    if at is not None:
+        text, where, line, field = at, "--at", None, ""
+    elif export.snapshot_at is not None:
+        (text, line), where, field = export.snapshot_at, export.name, "snapshot_at"
+    else:
+        return None, [Problem(export.name, None, "", "no snapshot time: give --at \"YYYY-MM-DD HH:MM UTC\", or "
+                                                     "write it in the file's first line (see docs/editing.md)")]
+    try:
+        moment = parse_moment(text)
+    except ValueError as error:
+        if str(error).startswith("is not a real"):  # the right form, but no such day or hour
+            return None, [Problem(where, line, field, f"{quoted(text)} {error}")]
+        moment = None
+    if not isinstance(moment, datetime):
+        return None, [Problem(where, line, field, f"{quoted(text)} is not a snapshot time: write YYYY-MM-DD HH:MM UTC "
+                                                  "(a snapshot is dated to the minute)")]
+    return f"{moment:%Y-%m-%d %H:%M} UTC", []
+
+
+def _capped(problems: list[Problem]) -> list[Problem]:
+    ordered = InputError(problems).problems
+    if len(ordered) <= MAX_PROBLEMS:
+        return ordered
+    rest = ordered[MAX_PROBLEMS]
+    return ordered[:MAX_PROBLEMS] + [Problem(rest.file, rest.line, "", f"and {len(ordered) - MAX_PROBLEMS} more "
+                                                                       "problems from here on, not listed")]
+
+
+def _counts(rows: list, snapshot: Snapshot) -> str:
+    priced = sum(1 for price in snapshot.lowest.values() if price is not None)
+    return (f"{len(rows)} listings ({snapshot.gpus} GPUs on {snapshot.machines} machines; "
+            f"{priced} of {len(snapshot.lowest)} cards priced)")
+
+
+def _changes(site: Path, new_prices: str, listings: str, site_label: str | None) -> str:
+    """The `build.py diff` report of the site as it is against the site with ``new_prices``."""
+    before = site_text(site)
+    with tempfile.TemporaryDirectory(prefix="vramsite-prices-") as folder:
+        copy = Path(folder) / "site"
+        for name in SOURCES:
+            if (site / name).is_dir():
+                shutil.copytree(site / name, copy / name)
+        (copy / PRICES_FILE).write_bytes(new_prices.encode("utf-8"))
+        try:
+            after = site_text(copy)
+        except InputError as error:  # a safeguard: every bound the loader checks is checked above
+            raise InputError([Problem(listings, None, "", f"the imported prices would not build: {problem}")
+                              for problem in error.problems]) from None
+    report = compare(before, after)
+    return format_report(report, BEFORE, site_label) if report else NO_CHANGE
+
+
+def _replace(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` in one step: a reader sees the old file or the new one, never half of it."""
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(handle, "wb") as file:
+            file.write(text.encode("utf-8"))
+            file.flush()
+            os.fsync(file.fileno())
+        shutil.copymode(path, temporary)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
