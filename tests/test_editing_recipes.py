@@ -98,7 +98,8 @@ def change_a_price(root: Path, guide: Guide) -> dict:
     line = price_line(root, card)
     replace_once(prices, line, re.sub(r"usd: [^}]*", f"usd: {new}", line))
     updated = re.search(r"^updated: (.*)$", prices.read_text(encoding="utf-8"), re.M)
-    stamp = NEW_DATE if re.fullmatch(r"\d{4}-\d{2}-\d{2}", updated[1]) else f'"{NEW_DATE} 09:00 UTC"'
+    # Keep the stamp's form: a day (quoted or not), or a day and a time.
+    stamp = NEW_DATE if re.fullmatch(r'"?\d{4}-\d{2}-\d{2}"?', updated[1].strip()) else f'"{NEW_DATE} 09:00 UTC"'
     replace_once(prices, updated[0], f"updated: {stamp}")
     return {"card": card, "price": new}
 
@@ -352,3 +353,17 @@ def test_every_recipe_in_the_editing_guide_is_tested():
     sections = re.findall(r"^## ((?:Change|Add|Remove) .+)$", guide, re.M)  # a recipe says what it does
     assert sections == list(GUIDE_SECTIONS), "a recipe section without a test (or a test without its section)"
     assert sorted(name for names in GUIDE_SECTIONS.values() for name in names) == sorted(RECIPES)
+
+
+def test_the_guide_takes_a_price_list_dated_to_the_minute(tmp_path):
+    """updated: may name the minute on either site; the engine's catalogs word it in every language."""
+    root = copy_sources(tmp_path / "src", ROOT)
+    prices = root / "data" / "prices.yaml"
+    text = prices.read_text(encoding="utf-8")
+    prices.write_text(re.sub(r"^updated: .*$", 'updated: "2026-12-01 09:30 UTC"', text, count=1, flags=re.M),
+                      encoding="utf-8")
+    out = tmp_path / "out"
+    build = run_cli("build", "--site", str(root), "--out", str(out), "--jobs", "1")
+    assert build.returncode == 0, build.stderr
+    assert "Prices updated December 1, 2026, 09:30 UTC." in (out / "en" / "vram.html.md").read_text(encoding="utf-8")
+    assert "2026年12月1日 09:30 UTC" in (out / "zh-cn" / "vram.html.md").read_text(encoding="utf-8")
