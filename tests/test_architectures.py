@@ -254,6 +254,32 @@ def test_a_linear_group_may_state_its_state_precision():
     assert value(bf16_state.state()) == ((2 * 1 * 4 + 2 * 8) * 2 + 2 * 8 * 4) * 2
 
 
+# -- tensor parallelism ------------------------------------------------------
+
+
+def test_cards_split_kv_heads_but_each_keeps_the_whole_latent(guide):
+    llama = guide.catalogue_model("llama-3.1-8b")
+    assert value(llama.kv_per_token_per_card(2)) == 2 * 32 * (8 // 2) * 128 * 2
+    assert value(llama.kv_per_token_per_card(8)) == 2 * 32 * 1 * 128 * 2
+    assert value(llama.kv_per_token_per_card(16)) == 2 * 32 * 1 * 128 * 2  # 8 heads on 16 cards: one each, copied
+    # deepseek-ai/DeepSeek-V3 inference/model.py caches kv_cache [.., kv_lora_rank] and pe_cache
+    # [.., qk_rope_head_dim] with no n_local_heads dimension: every card keeps the whole latent
+    assert value(guide.catalogue_model("deepseek-v3").kv_per_token_per_card(8)) == 61 * (512 + 64) * 2
+    gemma = guide.catalogue_model("gemma-3-27b")
+    assert value(gemma.kv_per_token_per_card(4)) == 2 * 62 * (16 // 4) * 128 * 2
+
+
+def test_cards_split_a_linear_state_by_heads():
+    # vLLM's MambaStateShapeCalculator.gated_delta_net_state_shape (vllm/model_executor/layers/mamba/mamba_utils.py):
+    # "conv_dim = head_k_dim * num_k_heads * 2 + head_v_dim * num_v_heads", conv state "divide(conv_dim,
+    # tp_world_size)" by "conv_kernel_size - 1", temporal state "(divide(num_v_heads, tp_world_size), head_v_dim,
+    # head_k_dim)"
+    gdn = attention.LinearAttention(count=36, key_heads=16, value_heads=32, key_head_dim=128, value_head_dim=128,
+                                    conv_kernel=4)
+    per_card = attention.state_per_sequence(attention.on_one_card((gdn,), 4))
+    assert value(per_card) == 36 * ((2 * 4 * 128 + 8 * 128) * 3 + 8 * 128 * 128) * 4
+
+
 # -- mixture of experts ------------------------------------------------------
 
 

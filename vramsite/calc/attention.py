@@ -7,6 +7,8 @@ answers three questions, with ``b`` the bytes of one cached element:
     bytes_per_token(b)    bytes one token of a sequence adds in these layers
     tokens_held(context)  how many of a sequence's tokens these layers keep
     state()               bytes a sequence keeps whatever its length
+    on_one_card(cards)    the same layers as one card holds them when ``cards``
+                          cards split the model by tensor (by heads)
 
 A new kind is one class here, listed in ``KINDS``, and its entry in
 vramsite/schemas/catalogue.schema.json. A reference shape of data/models.yaml
@@ -15,7 +17,7 @@ is one ``full`` group (``reference_layers``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import ClassVar, Protocol
 
@@ -37,6 +39,13 @@ class LayerKind(Protocol):
     def bytes_per_token(self, b: Figure) -> Figure: ...
     def tokens_held(self, context: Figure) -> Figure: ...
     def state(self) -> Figure: ...
+    def on_one_card(self, cards: int) -> "LayerKind": ...
+
+
+def heads_per_card(heads: int, cards: int) -> int:
+    """Heads one card holds when ``cards`` cards share ``heads``: where there are more cards than heads,
+    a head is copied onto several cards, so every card holds at least one."""
+    return -(-heads // cards)
 
 
 def _layers(count: int) -> Figure:
@@ -66,6 +75,9 @@ class FullAttention:
     def state(self) -> Figure:
         return NO_BYTES
 
+    def on_one_card(self, cards: int) -> "FullAttention":
+        return replace(self, kv_heads=heads_per_card(self.kv_heads, cards))
+
 
 @dataclass(frozen=True)
 class SlidingAttention:
@@ -88,6 +100,9 @@ class SlidingAttention:
     def state(self) -> Figure:
         return NO_BYTES
 
+    def on_one_card(self, cards: int) -> "SlidingAttention":
+        return replace(self, kv_heads=heads_per_card(self.kv_heads, cards))
+
 
 @dataclass(frozen=True)
 class LatentAttention:
@@ -109,6 +124,10 @@ class LatentAttention:
 
     def state(self) -> Figure:
         return NO_BYTES
+
+    def on_one_card(self, cards: int) -> "LatentAttention":
+        """The latent is shared by every head: each card keeps all of it."""
+        return self
 
 
 @dataclass(frozen=True)
@@ -155,6 +174,10 @@ class LinearAttention:
         return product(_layers(self.count), elements, given(self.state_bytes, "B", FACTOR, "bytes per state element"),
                        unit="B", kind=COUNT, label="linear attention state")
 
+    def on_one_card(self, cards: int) -> "LinearAttention":
+        return replace(self, key_heads=heads_per_card(self.key_heads, cards),
+                       value_heads=heads_per_card(self.value_heads, cards))
+
 
 KINDS: dict[str, type] = {kind.kind: kind for kind in (FullAttention, SlidingAttention, LatentAttention, LinearAttention)}
 
@@ -165,6 +188,11 @@ def layer_kind(group: LayerGroup) -> LayerKind:
 
 def model_layers(model: CatalogueModel) -> tuple[LayerKind, ...]:
     return tuple(layer_kind(group) for group in model.layers)
+
+
+def on_one_card(layers: tuple[LayerKind, ...], cards: int) -> tuple[LayerKind, ...]:
+    """The layers as each of ``cards`` cards holds them under tensor parallelism."""
+    return tuple(group.on_one_card(cards) for group in layers)
 
 
 def reference_layers(model: Model) -> tuple[LayerKind, ...]:
