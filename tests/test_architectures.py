@@ -304,7 +304,7 @@ def test_mixtral_reads_its_active_experts_per_token(guide):
 @pytest.mark.parametrize("memory_gb", ["60.5", "141", "192", "200"])
 def test_the_longest_context_is_the_last_whole_token_that_fits(guide, model_id, memory_gb):
     view = guide.catalogue_model(model_id)
-    room = value(view.room(Decimal(memory_gb), "fp8"))
+    room = value(view.room(Decimal(memory_gb), "fp8")) * GB
     b = attention.element_bytes(guide.kv_precision())
     longest = view.longest_context(Decimal(memory_gb), "fp8", batch=2)
 

@@ -264,22 +264,26 @@ def decode_read(model: CatalogueModel, precision: Precision) -> Figure:
 
 
 def room(memory: Figure, weights: Figure, overhead: Figure) -> Figure:
-    """The memory left for sequences beside the weights and the runtime overhead, in bytes."""
-    left = memory.value - weights.value - overhead.value
-    return Figure(left * BYTES_PER_GB, "B", COUNT, "room for sequences",
+    """The memory left for sequences beside the weights and the runtime overhead, in GB."""
+    return Figure(memory.value - weights.value - overhead.value, "GB", MEMORY, "room for sequences",
                   Formula("−", (memory, weights, overhead)))
 
 
-def concurrent_sequences(layers: tuple[LayerKind, ...], b: Figure, room_bytes: Figure, context: int) -> Figure | None:
+def _in_bytes(gb: Figure) -> Figure:
+    return product(gb, given(BYTES_PER_GB, "B/GB", FACTOR, "bytes per GB"), unit="B", kind=COUNT, label=gb.label)
+
+
+def concurrent_sequences(layers: tuple[LayerKind, ...], b: Figure, room_gb: Figure, context: int) -> Figure | None:
     """How many sequences of ``context`` tokens fit the room, each with its cache and state; None: not one."""
     each = sequence_bytes(layers, b, context)
+    room_bytes = _in_bytes(room_gb)
     count = (room_bytes.value / each.value).to_integral_value(rounding="ROUND_FLOOR")
     if count < 1:
         return None
     return Figure(count, "sequences", COUNT, "concurrent sequences", Formula("⌊÷⌋", (room_bytes, each)))
 
 
-def longest_context(layers: tuple[LayerKind, ...], b: Figure, room_bytes: Figure, batch: int,
+def longest_context(layers: tuple[LayerKind, ...], b: Figure, room_gb: Figure, batch: int,
                     limit: int) -> Figure | None:
     """The longest context (whole tokens, at most ``limit``) at which ``batch`` sequences fit the room.
 
@@ -288,7 +292,7 @@ def longest_context(layers: tuple[LayerKind, ...], b: Figure, room_bytes: Figure
     sequence − what the filled windows hold) ÷ the bytes a token adds there⌋.
     None when the state alone, or the first token, does not fit.
     """
-    per_sequence = room_bytes.value / batch - state_per_sequence(layers).value
+    per_sequence = _in_bytes(room_gb).value / batch - state_per_sequence(layers).value
     if per_sequence < 0:
         return None
     segment = _segment_holding(_segments(layers, b), per_sequence)

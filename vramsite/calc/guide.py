@@ -438,7 +438,7 @@ class CatalogueView:
         return throughput.decode_ceiling(bandwidth, self.decode_read(precision_id))
 
     def room(self, memory_gb, precision_id: str) -> Figure:
-        """Bytes left for sequences in ``memory_gb`` beside the weights and the runtime overhead."""
+        """GB left for sequences in ``memory_gb`` beside the weights and the runtime overhead."""
         return attention.room(_memory_figure(memory_gb), self.weights(precision_id), self.guide.overhead)
 
     def longest_context(self, memory_gb, precision_id: str, batch: int | None = None,
