@@ -267,6 +267,8 @@ class ParamsFrom(StrEnum):
 
     COMPUTED = "computed"
     """Counted from the config's shapes."""
+    INDEX = "index"
+    """Summed from the checkpoint's safetensors index."""
     PUBLISHED = "published"
     """As the model card states them."""
 
