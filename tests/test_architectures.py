@@ -9,6 +9,7 @@ figure is quoted with its source and reproduced.
 
 from __future__ import annotations
 
+import re
 import shutil
 from decimal import Decimal
 from pathlib import Path
@@ -384,3 +385,27 @@ def test_a_build_refuses_a_bad_catalogue_and_keeps_the_site(site):
                "data/catalogue.yaml", line_of(text, "conv_kernel: 0}"),
                "models[qwen3-next-80b-a3b].layers[1].conv_kernel", "must be at least 1, got 0")
     check_refused_and_kept(site, case)
+
+
+def _numbers(text: str) -> list[re.Match]:
+    return list(re.finditer(r"(?<=: )\d+(\.\d+)?(?=[,}\s])", text))
+
+
+@pytest.mark.parametrize("replacement", ["0", "1000000000", "-3", "many"])
+def test_any_one_size_broken_is_refused_at_its_line_or_sized(tmp_path, replacement):
+    """Each number of the fixture in turn set to a bad value: a located refusal, or figures without a traceback."""
+    text = CATALOGUE.read_text(encoding="utf-8")
+    root = catalogue_root(tmp_path)
+    target = root / "data" / "catalogue.yaml"
+    assert len(_numbers(text)) > 100
+    for match in _numbers(text):
+        target.write_text(text[: match.start()] + replacement + text[match.end():], encoding="utf-8")
+        line = text[: match.start()].count("\n") + 1
+        try:
+            guide = Guide(load_site(root))
+        except InputError as error:
+            shown = [str(problem) for problem in error.problems]
+            assert any(problem.startswith(f"data/catalogue.yaml:{line}: models[") for problem in shown), (line, shown)
+            continue
+        for view in guide.catalogue:
+            view.kv(), view.state_per_sequence, view.longest_context(80, "fp8"), view.sequences(80, "int4")
