@@ -12,8 +12,8 @@ from dataclasses import replace
 from decimal import Decimal
 from functools import cached_property
 
-from ..load.model import Gpu, Method, MethodKind, Model, SiteData
-from . import card_memory, cost, memory, rules, throughput
+from ..load.model import CatalogueModel, Gpu, Method, MethodKind, Model, Precision, SiteData
+from . import attention, card_memory, cost, memory, rules, throughput
 from .figure import COUNT, FACTOR, MEMORY, MULTIPLE, PERCENT, Figure, given, product, quotient
 from .lookup import Lookup, Market, lookup
 
@@ -42,6 +42,24 @@ class Guide:
     @cached_property
     def gpus(self) -> tuple["GpuView", ...]:
         return tuple(GpuView(self, gpu) for gpu in self.data.gpus)
+
+    @cached_property
+    def catalogue(self) -> tuple["CatalogueView", ...]:
+        """The real models of data/catalogue.yaml, in file order."""
+        return tuple(CatalogueView(self, model) for model in self.data.catalogue)
+
+    def catalogue_model(self, model_id: str) -> "CatalogueView":
+        return CatalogueView(self, self.data.catalogue_model(model_id))
+
+    def kv_precision(self, precision_id: str | None = None) -> Precision:
+        """A KV cache format of sizing.yaml kv_precisions; by default the one named like
+        inference.kv_precision, else the first listed."""
+        data = self.data
+        if precision_id is not None:
+            return data.kv_precision(precision_id)
+        default = data.inference.kv_precision
+        named = [p for p in data.kv_precisions if default is not None and p.id == default.id]
+        return (named or list(data.kv_precisions))[0]
 
     def method(self, method_id: str) -> Method:
         return self.data.method(method_id)
@@ -338,6 +356,100 @@ class ModelView:
     def decode_ceiling(self, gpu_id: str, precision_id: str, count: int = 1) -> Figure:
         bandwidth = throughput.combined_bandwidth(self.guide.gpu(gpu_id).bandwidth, count)
         return throughput.decode_ceiling(bandwidth, self.weights(precision_id))
+
+
+def _memory_figure(memory_gb) -> Figure:
+    if isinstance(memory_gb, Figure):
+        return memory_gb
+    return given(memory_gb, "GB", MEMORY, "memory")
+
+
+class CatalogueView:
+    """One real model, with the figures its layer groups give: KV cache, state, weights, what fits.
+
+    Contexts and batches default to sizing.yaml's inference block, the KV
+    format to ``Guide.kv_precision()``, the overhead beside the weights to
+    inference.overhead_gb.
+    """
+
+    def __init__(self, guide: Guide, model: CatalogueModel):
+        self.guide, self.model = guide, model
+        self.layers = attention.model_layers(model)
+
+    id = property(lambda self: self.model.id)
+    name = property(lambda self: self.model.name)
+    architecture = property(lambda self: self.model.architecture)
+    experts = property(lambda self: self.model.experts)
+    source = property(lambda self: self.model.source)
+    params_from = property(lambda self: self.model.params_from)
+
+    @property
+    def params(self) -> Figure:
+        return given(self.model.params_billion, "B params", FACTOR, "parameters")
+
+    @property
+    def active_params(self) -> Figure:
+        return given(self.model.active_params_billion, "B params", FACTOR, "active parameters")
+
+    @property
+    def layer_count(self) -> Figure:
+        return given(self.model.layer_count, "layers", COUNT, "layers")
+
+    @property
+    def max_context(self) -> Figure:
+        return given(self.model.max_context, "tokens", COUNT, "longest context")
+
+    def _b(self, kv_precision: str | None) -> Figure:
+        return attention.element_bytes(self.guide.kv_precision(kv_precision))
+
+    def _context(self, context: int | None) -> int:
+        return context or self.guide.data.inference.context_tokens
+
+    def _batch(self, batch: int | None) -> int:
+        return batch or self.guide.data.inference.batch
+
+    def kv_per_token(self, kv_precision: str | None = None) -> Figure:
+        """Bytes one token costs in every caching layer, each window still filling."""
+        return attention.kv_bytes_per_token(self.layers, self._b(kv_precision))
+
+    def kv_per_token_per_card(self, cards: int, kv_precision: str | None = None) -> Figure:
+        """What one card of ``cards`` keeps of a token when they split the model by tensor."""
+        return attention.kv_bytes_per_token(attention.on_one_card(self.layers, cards), self._b(kv_precision))
+
+    def kv_per_token_beyond_windows(self, kv_precision: str | None = None) -> Figure:
+        return attention.kv_bytes_per_token_beyond_windows(self.layers, self._b(kv_precision))
+
+    def kv(self, context: int | None = None, batch: int | None = None, kv_precision: str | None = None) -> Figure:
+        return attention.kv_cache(self.layers, self._b(kv_precision), self._context(context), self._batch(batch))
+
+    @property
+    def state_per_sequence(self) -> Figure:
+        return attention.state_per_sequence(self.layers)
+
+    def weights(self, precision_id: str) -> Figure:
+        return attention.weights(self.model, self.guide.data.precision(precision_id))
+
+    def decode_read(self, precision_id: str) -> Figure:
+        return attention.decode_read(self.model, self.guide.data.precision(precision_id))
+
+    def decode_ceiling(self, gpu_id: str, precision_id: str, count: int = 1) -> Figure:
+        """Tokens per second one stream can at most decode: bandwidth ÷ the weights each token reads."""
+        bandwidth = throughput.combined_bandwidth(self.guide.gpu(gpu_id).bandwidth, count)
+        return throughput.decode_ceiling(bandwidth, self.decode_read(precision_id))
+
+    def room(self, memory_gb, precision_id: str) -> Figure:
+        """GB left for sequences in ``memory_gb`` beside the weights and the runtime overhead."""
+        return attention.room(_memory_figure(memory_gb), self.weights(precision_id), self.guide.overhead)
+
+    def longest_context(self, memory_gb, precision_id: str, batch: int | None = None,
+                        kv_precision: str | None = None) -> Figure | None:
+        return attention.longest_context(self.layers, self._b(kv_precision), self.room(memory_gb, precision_id),
+                                         self._batch(batch), self.model.max_context)
+
+    def sequences(self, memory_gb, precision_id: str, context: int | None = None,
+                  kv_precision: str | None = None) -> Figure | None:
+        return attention.concurrent_sequences(self.layers, self._b(kv_precision), self.room(memory_gb, precision_id),
+                                              self._context(context))
 
 
 class GpuView:

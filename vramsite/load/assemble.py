@@ -16,6 +16,11 @@ from ..units import BYTES_PER_GB, BYTES_PER_MIB
 from ..errors import InputError, Problem
 from .model import (
     Adapter,
+    CatalogueModel,
+    Experts,
+    LayerGroup,
+    ModelSource,
+    ParamsFrom,
     Discount,
     Finetune,
     Gpu,
@@ -44,6 +49,8 @@ from .yaml_source import YamlDocument, read_yaml
 
 DATA_FILES = ("site", "models", "gpus", "prices", "discounts", "sizing")
 """Each is data/<name>.yaml, checked by vramsite/schemas/<name>.schema.json."""
+OPTIONAL_DATA_FILES = ("catalogue",)
+"""Read and checked the same way where a site has them."""
 
 KV_FIELDS = ("layers", "kv_heads", "head_dim")
 
@@ -78,11 +85,12 @@ def load_site_sources(root: Path, data_dir: str = "data") -> tuple[SiteData, dic
 def _read_all(root: Path, data_dir: str) -> dict[str, YamlDocument]:
     documents: dict[str, YamlDocument] = {}
     problems: list[Problem] = []
-    for name in DATA_FILES:
+    for name in DATA_FILES + OPTIONAL_DATA_FILES:
         shown = f"{data_dir}/{name}.yaml"
         path = root / data_dir / f"{name}.yaml"
         if not path.is_file():
-            problems.append(Problem(shown, None, "", "file is missing"))
+            if name not in OPTIONAL_DATA_FILES:
+                problems.append(Problem(shown, None, "", "file is missing"))
             continue
         try:
             document = read_yaml(path, shown)
@@ -134,7 +142,10 @@ class _Checker:
         discounts = self.discounts(lookup)
         self.check_rentable_counts(gpus, lookup)
         self.check_kv_shape(models, methods)
-        return SiteData(site, models, gpus, precisions, inference, finetune, methods, lookup, pricing, discounts)
+        kv_precisions = self.kv_precisions()
+        catalogue = self.catalogue(kv_precisions)
+        return SiteData(site, models, gpus, precisions, inference, finetune, methods, lookup, pricing, discounts,
+                        catalogue, kv_precisions)
 
     def site(self) -> SiteConfig:
         raw = self.docs["site"].value
@@ -250,6 +261,43 @@ class _Checker:
             Precision(item["id"], item["label"], _dec(item["bytes_per_param"]), item.get("requires_feature"))
             for item in raw
         )
+
+    def kv_precisions(self) -> tuple[Precision, ...]:
+        raw = self.docs["sizing"].value.get("kv_precisions", [])
+        self.unique("sizing", ("kv_precisions",), raw, "id")
+        return tuple(Precision(item["id"], item["label"], _dec(item["bytes"])) for item in raw)
+
+    def catalogue(self, kv_precisions: tuple[Precision, ...]) -> tuple[CatalogueModel, ...]:
+        if "catalogue" not in self.docs:
+            return ()
+        raw = self.docs["catalogue"].value["models"]
+        self.unique("catalogue", ("models",), raw, "id")
+        if not kv_precisions:
+            self.problem("sizing", ("kv_precisions",),
+                         "missing required field 'kv_precisions' (data/catalogue.yaml sizes KV caches in them)")
+        models = []
+        for index, item in enumerate(raw):
+            self.check_catalogue_model(item, ("models", index))
+            models.append(_catalogue_model(item))
+        return tuple(models)
+
+    def check_catalogue_model(self, item: dict, path: tuple) -> None:
+        """What the schema cannot say: counts that must agree with one another."""
+        total, active = _dec(item["params_billion"]), _dec(item["active_params_billion"])
+        if active > total:
+            self.problem("catalogue", path + ("active_params_billion",),
+                         f"{active} billion active parameters exceed the {total} billion in total")
+        experts = item.get("experts")
+        if experts and experts["active"] > experts["total"]:
+            self.problem("catalogue", path + ("experts", "active"),
+                         f"{experts['active']} active experts exceed the {experts['total']} in total")
+        heads = item["attention_heads"]
+        for index, group in enumerate(item["layers"]):
+            kv_heads = group.get("kv_heads")
+            if kv_heads is not None and heads % kv_heads:
+                self.problem("catalogue", path + ("layers", index, "kv_heads"),
+                             f"{heads} attention heads cannot share {kv_heads} KV heads evenly "
+                             "(each KV head serves a whole number of attention heads)")
 
     def find_precision(self, precisions, precision_id: str, path: tuple) -> Precision | None:
         for precision in precisions:
@@ -405,6 +453,30 @@ class _Checker:
                 if getattr(model, name) is None:
                     self.problem("models", ("models", index, name),
                                  f"missing required field {name!r} (the KV cache formula needs it)")
+
+
+def _catalogue_model(item: dict) -> CatalogueModel:
+    experts, source = item.get("experts"), item["source"]
+    return CatalogueModel(
+        id=item["id"],
+        name=item["name"],
+        architecture=item["architecture"],
+        params_billion=_dec(item["params_billion"]),
+        active_params_billion=_dec(item["active_params_billion"]),
+        params_from=ParamsFrom(item["params_from"]),
+        hidden_size=item["hidden_size"],
+        attention_heads=item["attention_heads"],
+        max_context=item["max_context"],
+        vocab_size=item["vocab_size"],
+        layers=tuple(_layer_group(group) for group in item["layers"]),
+        source=ModelSource(source["repository"], source["file"], source.get("revision")),
+        experts=Experts(experts["total"], experts["active"], experts.get("shared", 0)) if experts else None,
+    )
+
+
+def _layer_group(group: dict) -> LayerGroup:
+    sizes = tuple((key, value) for key, value in group.items() if key not in ("kind", "count"))
+    return LayerGroup(group["kind"], group["count"], sizes)
 
 
 def _dec(value: object) -> Decimal | None:

@@ -262,6 +262,76 @@ class Reference:
     facts: dict[str, Decimal] = field(default_factory=dict, compare=False, hash=False)
 
 
+class ParamsFrom(StrEnum):
+    """Where a catalogue model's parameter counts come from."""
+
+    COMPUTED = "computed"
+    """Counted from the config's shapes."""
+    INDEX = "index"
+    """Summed from the checkpoint's safetensors index."""
+    PUBLISHED = "published"
+    """As the model card states them."""
+
+
+@dataclass(frozen=True)
+class LayerGroup:
+    """Layers of one kind and one shape, as data/catalogue.yaml lists them.
+
+    ``sizes`` holds the kind's own fields (kv_heads, window, kv_lora_rank, ...);
+    the calculation gives each kind its meaning (calc/attention.py).
+    """
+
+    kind: str
+    count: int
+    sizes: tuple[tuple[str, int | Decimal], ...]
+
+    def size(self, name: str) -> int | Decimal | None:
+        return dict(self.sizes).get(name)
+
+
+@dataclass(frozen=True)
+class Experts:
+    """A mixture of experts: how many there are, and how many each token uses."""
+
+    total: int
+    active: int
+    shared: int = 0
+
+
+@dataclass(frozen=True)
+class ModelSource:
+    """Where a catalogue model's shapes were read."""
+
+    repository: str
+    file: str
+    revision: str | None = None
+
+
+@dataclass(frozen=True)
+class CatalogueModel:
+    """A real model with its real architecture, layer group by layer group."""
+
+    id: str
+    name: str
+    architecture: str
+    params_billion: Decimal
+    """Every parameter, every expert included."""
+    active_params_billion: Decimal
+    """Parameters read per token (equal to ``params_billion`` for a dense model)."""
+    params_from: ParamsFrom
+    hidden_size: int
+    attention_heads: int
+    max_context: int
+    vocab_size: int
+    layers: tuple[LayerGroup, ...]
+    source: ModelSource
+    experts: Experts | None = None
+
+    @property
+    def layer_count(self) -> int:
+        return sum(group.count for group in self.layers)
+
+
 @dataclass(frozen=True)
 class SiteData:
     """Everything in a site's data/ folder, checked and cross-referenced."""
@@ -276,9 +346,19 @@ class SiteData:
     lookup: LookupRules
     pricing: Pricing
     discounts: tuple[Discount, ...]
+    catalogue: tuple[CatalogueModel, ...] = ()
+    """The real models of data/catalogue.yaml (none where the site has no such file)."""
+    kv_precisions: tuple[Precision, ...] = ()
+    """Number formats of the catalogue's KV cache (sizing.yaml kv_precisions)."""
 
     def model(self, model_id: str) -> Model:
         return _by_id(self.models, model_id, "model")
+
+    def catalogue_model(self, model_id: str) -> CatalogueModel:
+        return _by_id(self.catalogue, model_id, "catalogue model")
+
+    def kv_precision(self, precision_id: str) -> Precision:
+        return _by_id(self.kv_precisions, precision_id, "KV cache precision")
 
     def gpu(self, gpu_id: str) -> Gpu:
         return _by_id(self.gpus, gpu_id, "GPU")
