@@ -1,7 +1,7 @@
 """One JSON file read as untrusted input, with the line of each key for messages.
 
-JSON carries no positions once parsed, so a key's line is found in the text:
-the first ``"key":`` after the line of the object that holds it. Numbers
+JSON carries no positions once parsed, so a key's line is found in the text,
+as a key of the object that holds it. Numbers
 with a fraction become ``Decimal`` (never float), and a file too large,
 too deep or not UTF-8 is refused in one line, as a parse error is.
 """
@@ -9,7 +9,6 @@ too deep or not UTF-8 is refused in one line, as a parse error is.
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
@@ -30,13 +29,43 @@ class JsonFile:
 
     def line_of(self, path: tuple[str, ...]) -> int | None:
         """The line of the key at ``path`` ("text_config", "head_dim"), or of its nearest ancestor found."""
-        line, start = None, 0
+        line, start = None, self.text.find("{")
         for key in path:
-            found = re.compile(rf'"{re.escape(key)}"\s*:').search(self.text, start)
+            found = _member(self.text, start, key) if start >= 0 else None
             if found is None:
                 return line
-            line, start = self.text.count("\n", 0, found.start()) + 1, found.end()
+            line = self.text.count("\n", 0, found) + 1
+            start = self.text.find("{", found)
         return line
+
+
+def _member(text: str, start: int, key: str) -> int | None:
+    """Where ``"key"`` stands as a key of the object opening at ``start`` (not of an object inside it)."""
+    depth, index, wanted = 0, start, json.dumps(key)
+    while index < len(text):
+        character = text[index]
+        if character == '"':
+            end = _string_end(text, index)
+            if depth == 1 and text[index:end] == wanted and text[end:].lstrip().startswith(":"):
+                return index
+            index = end
+            continue
+        if character in "{[":
+            depth += 1
+        elif character in "}]":
+            depth -= 1
+            if depth == 0:
+                return None
+        index += 1
+    return None
+
+
+def _string_end(text: str, start: int) -> int:
+    """The index just past the JSON string opening at ``start``."""
+    index = start + 1
+    while index < len(text) and text[index] != '"':
+        index += 2 if text[index] == "\\" else 1
+    return index + 1
 
 
 def read_json(path: Path, name: str) -> JsonFile:
