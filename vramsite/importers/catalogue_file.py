@@ -41,10 +41,14 @@ def _yaml() -> YAML:
     yaml.width = 4096  # never fold a long line
     yaml.indent(mapping=2, sequence=4, offset=2)  # "  - id: ..." under "models:"
     yaml.representer.add_representer(Decimal, _decimal)
+    yaml.representer.ignore_aliases = lambda data: True  # the site's reader refuses anchors and aliases
     return yaml
 
 
 def _decimal(representer, value: Decimal):
+    """8.03 as written; a whole 117 as a whole number (a float tag would print it as !!float '117')."""
+    if value == value.to_integral_value():
+        return representer.represent_scalar("tag:yaml.org,2002:int", str(int(value)))
     return representer.represent_scalar("tag:yaml.org,2002:float", format(value, "f"))
 
 
