@@ -644,3 +644,13 @@ def test_the_sites_catalogue_reads_with_the_sites_own_reader():
     models = read_yaml(ROOT / CATALOGUE, CATALOGUE).value["models"]
     assert [model["id"] for model in models] == [given["model_id"] for _, given in CATALOGUE_IMPORTS]
     assert all(isinstance(model["params_billion"], (int, Decimal)) for model in models)
+
+
+@pytest.mark.parametrize("key, value, most", [("num_hidden_layers", 10**12, "10,000"),
+                                              ("hidden_size", 2**40, "2,147,483,648")])
+def test_a_size_beyond_any_model_is_refused_before_it_is_walked(tmp_path, key, value, most):
+    def huge(config):
+        config[key] = value
+    config = edited_config(tmp_path, "llama-3.1-8b", huge)
+    assert problems(tmp_path, config) == [f"{config}:{line_of(config, key)}: {key}: {value} is more than {most}: "
+                                          "not a model's size"]

@@ -13,6 +13,10 @@ from .json_file import JsonFile
 
 MISSING = object()
 """No default: the key must be in the config."""
+LARGEST_SIZE = 2**31
+"""Largest size read: far above any model's width or vocabulary, and bounds what a count multiplies."""
+LARGEST = {"num_hidden_layers": 10_000}
+"""Keys with a tighter bound: the importer walks each layer."""
 
 
 class ConfigSection:
@@ -49,10 +53,14 @@ class ConfigSection:
         return default
 
     def size(self, key: str, default=MISSING) -> int | None:
-        """A positive whole number."""
+        """A positive whole number, at most the bound of its key."""
         number = self.whole(key, default)
         if number is not None and number <= 0:
             self.problem(key, f"must be a positive whole number, got {number}")
+            return None
+        most = LARGEST.get(key, LARGEST_SIZE)
+        if number is not None and number > most:
+            self.problem(key, f"{number} is more than {most:,}: not a model's size")
             return None
         return number
 

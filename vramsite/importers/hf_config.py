@@ -85,6 +85,8 @@ class Family:
     defaults: dict = field(default_factory=dict)
     """values the library assumes for keys the published configs leave out"""
     tied_default: bool = False
+    reads_layer_types: bool = True
+    """whether a ``layer_types`` list in the config says each layer's kind"""
 
 
 def _all(kind: str) -> Callable[[ConfigSection, int], tuple[str, ...]]:
@@ -132,7 +134,7 @@ _GEMMA3 = Family(
     # transformers Gemma3TextConfig (configuration_gemma3.py @008f5c8): the 27B's config sets none of these
     defaults={"vocab_size": 262208, "max_position_embeddings": 131072}, tied_default=True)
 _GPT_OSS = Family("gpt-oss", _even_layers_slide, attention_sinks=True, expert_bias=True)
-_DEEPSEEK_V3 = Family("DeepSeek-V3", _all(LATENT))
+_DEEPSEEK_V3 = Family("DeepSeek-V3", _all(LATENT), reads_layer_types=False)
 # transformers Qwen3NextConfig: full_attention_interval defaults to 4 (layers 3, 7, ... full)
 _QWEN3_NEXT = Family("Qwen3-Next", _every_nth("full_attention_interval", 4, LINEAR), qk_norm=True,
                      gated_attention=True)
@@ -231,7 +233,7 @@ def _read(architecture: str, family: Family, top: ConfigSection, section: Config
 
 def _layer_kinds(family: Family, section: ConfigSection, count: int) -> tuple[str, ...] | None:
     """Each layer's kind: from ``layer_types`` where the config has it, else by the family's rule."""
-    if family.layer_rule is not _DEEPSEEK_V3.layer_rule:
+    if family.reads_layer_types:
         types = section.text_list("layer_types")
         if types is not None:
             return _from_layer_types(section, types, count)

@@ -10,8 +10,10 @@ tied to the embeddings. Vision towers and multi-token-prediction modules are
 not the text model and are not counted.
 
 Per token, a mixture of experts reads only the experts it routes to: the
-active count is the total less the experts not used. The embedding table is
-counted in both, as DeepSeek and Mistral count their published figures.
+active count is the total less the experts not used. The embedding table
+stays in the active count, as it does in the published active counts of
+DeepSeek-V3, Mixtral and Qwen3-MoE (gpt-oss's leaves it out), and as a dense
+model's active count is its total.
 
 A checkpoint's index says how many bytes its tensors take; divided by the
 bytes of the one dtype they are stored in, that is the total itself.
