@@ -654,3 +654,49 @@ def test_a_size_beyond_any_model_is_refused_before_it_is_walked(tmp_path, key, v
     config = edited_config(tmp_path, "llama-3.1-8b", huge)
     assert problems(tmp_path, config) == [f"{config}:{line_of(config, key)}: {key}: {value} is more than {most}: "
                                           "not a model's size"]
+
+
+def test_more_experts_per_token_than_experts_is_refused(tmp_path):
+    config = edited_config(tmp_path, "mixtral-8x7b-v0.1", lambda value: value.update(num_experts_per_tok=9))
+    assert problems(tmp_path, config) == [f"{config}:{line_of(config, 'num_experts_per_tok')}: num_experts_per_tok: "
+                                          "9 is more than the 8 experts (num_local_experts)"]
+
+
+def test_an_expert_count_of_0_is_a_dense_model(tmp_path):
+    add(tmp_path, edited_config(tmp_path, "qwen3-8b", lambda value: value.update(num_experts=0)), model_id="q")
+    entry = catalogue_models(tmp_path)[0]
+    assert "experts" not in entry and entry["params_billion"] == 8.19
+
+
+ODD_VALUES = [None, "x", [], {}, -1, 0, 1, True, 1.5, ["full_attention"], 10**30]
+
+
+@pytest.mark.parametrize("name", ["llama-3.1-8b", "qwen2.5-7b", "mixtral-8x7b-v0.1", "qwen3-30b-a3b", "deepseek-v3",
+                                  "gemma-3-27b-it", "gpt-oss-120b", "qwen3-next-80b-a3b"])
+def test_any_key_set_to_anything_gives_an_entry_or_problems_never_a_crash(tmp_path, name):
+    """Configs are untrusted: every key of each config, set to each odd value, in turn."""
+    original = json.loads((CONFIGS / f"{name}.json").read_text(encoding="utf-8"))
+    keys = list(original.get("text_config", original))
+    config_path = tmp_path / "config.json"
+    for key in keys:
+        for value in ODD_VALUES:
+            config = json.loads(json.dumps(original))
+            config.get("text_config", config)[key] = value
+            config_path.write_text(json.dumps(config, indent=2), encoding="utf-8")
+            try:
+                shown, _ = add(tmp_path, config_path, model_id="m", dry_run=True)
+            except InputError as error:
+                assert all(problem.file == str(config_path) for problem in error.problems), (key, value)
+                continue
+            [entry] = yaml.safe_load(shown)
+            assert 0 < entry["active_params_billion"] <= entry["params_billion"], (key, value)
+
+
+def test_a_config_whose_sizes_give_under_ten_million_parameters_is_refused(tmp_path):
+    def tiny(value):
+        value.update(hidden_size=64, intermediate_size=64, vocab_size=64, num_attention_heads=1, num_key_value_heads=1)
+    config = edited_config(tmp_path, "llama-3.1-8b", tiny)
+    # per layer 4 * 64 * 64 (q, k, v, o) + 3 * 64 * 64 + 2 * 64; two tables of 64 * 64; the final norm
+    count = 32 * (7 * 64 * 64 + 2 * 64) + 2 * 64 * 64 + 64
+    assert problems(tmp_path, config) == [f"{config}: its sizes give {count:,} parameters ({count:,} per token): not "
+                                          "a model the catalogue can state (0.01 to 100000 billion)"]

@@ -21,7 +21,7 @@ from .catalogue_file import CATALOGUE_FILE, entry_text, existing_ids, with_entry
 from .entry import Parameters, Source, catalogue_entry
 from .hf_config import ModelConfig, read_model_config
 from .json_file import read_json
-from .params import billions, count_from_index, parameter_count
+from .params import BILLION, ParameterCount, billions, count_from_index, parameter_count
 
 SLUG = re.compile(r"[a-z0-9][a-z0-9.-]*\Z")
 MAX_BILLIONS = Decimal(100_000)
@@ -91,9 +91,22 @@ def _parameters(config: ModelConfig, config_name: str, options: AddOptions, prob
     if options.index is not None:
         index = _gathered(problems, read_json, options.index, str(options.index))
         count = _gathered(problems, count_from_index, config, config_name, index) if index else None
-        return count and Parameters(billions(count.total), billions(count.active), "index")
-    count = parameter_count(config)
-    return Parameters(billions(count.total), billions(count.active), "computed")
+        source = "index"
+    else:
+        count, source = parameter_count(config), "computed"
+    return _stated(count, source, config_name, problems) if count else None
+
+
+def _stated(count: ParameterCount, source: str, config_name: str, problems: list[Problem]) -> Parameters | None:
+    """The count in billions, as the catalogue states it; a problem when that is 0.00 or beyond any model."""
+    within = count.total <= MAX_BILLIONS * BILLION  # compared whole first: billions() rounds to 28 digits
+    total, active = (billions(count.total), billions(count.active)) if within else (None, None)
+    if not within or not 0 < active <= total:
+        problems.append(Problem(config_name, None, "", f"its sizes give {count.total:,} parameters "
+                                                       f"({count.active:,} per token): not a model the catalogue "
+                                                       f"can state (0.01 to {MAX_BILLIONS} billion)"))
+        return None
+    return Parameters(total, active, source)
 
 
 def _published(config: ModelConfig, options: AddOptions, problems: list[Problem]) -> Parameters | None:

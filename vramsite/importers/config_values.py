@@ -64,6 +64,14 @@ class ConfigSection:
             return None
         return number
 
+    def count(self, key: str, default=MISSING) -> int | None:
+        """A whole number from 0 to the bound of sizes."""
+        number = self.whole(key, default)
+        if number is not None and not 0 <= number <= LARGEST_SIZE:
+            self.problem(key, f"must be a whole number from 0 to {LARGEST_SIZE:,}, got {number}")
+            return None
+        return number
+
     def whole(self, key: str, default=MISSING) -> int | None:
         value = self.raw(key, default)
         if value is None:

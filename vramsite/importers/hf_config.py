@@ -291,13 +291,15 @@ EXPERT_COUNT_KEYS = ("num_local_experts", "num_experts", "n_routed_experts")
 
 
 def _experts(section: ConfigSection, layers: int | None) -> Experts | None:
-    key = next((key for key in EXPERT_COUNT_KEYS if section.given(key)), None)
+    key = next((key for key in EXPERT_COUNT_KEYS if section.given(key) and section.value[key] != 0), None)
     if key is None:
-        return None
-    total = section.size(key)
-    shared = section.whole("n_shared_experts", 1 if section.given("shared_expert_intermediate_size") else 0)
+        return None  # no expert count, or 0 (a dense model's config may say so)
+    total, active = section.size(key), section.size("num_experts_per_tok")
+    if total and active and active > total:
+        section.problem("num_experts_per_tok", f"{active} is more than the {total} experts ({key})")
+    shared = section.count("n_shared_experts", 1 if section.given("shared_expert_intermediate_size") else 0)
     moe_size = "moe_intermediate_size" if section.given("moe_intermediate_size") else "intermediate_size"
-    return Experts(total=total, active=section.size("num_experts_per_tok"), shared=shared,
+    return Experts(total=total, active=active, shared=shared,
                    size=section.size(moe_size),
                    shared_size=_shared_size(section, shared),
                    dense_layers=_dense_layers(section, layers),
@@ -317,7 +319,7 @@ def _dense_layers(section: ConfigSection, layers: int | None) -> int:
     decoder_sparse_step (a layer is sparse when (i + 1) is a multiple of the step)."""
     if not layers:
         return 0
-    first = section.whole("first_k_dense_replace", 0) or 0
+    first = section.count("first_k_dense_replace", 0) or 0
     dense_only = set(section.whole_list("mlp_only_layers") or [])
     step = section.size("decoder_sparse_step", 1) or 1
     return sum(1 for index in range(layers)
