@@ -700,3 +700,21 @@ def test_a_config_whose_sizes_give_under_ten_million_parameters_is_refused(tmp_p
     count = 32 * (7 * 64 * 64 + 2 * 64) + 2 * 64 * 64 + 64
     assert problems(tmp_path, config) == [f"{config}: its sizes give {count:,} parameters ({count:,} per token): not "
                                           "a model the catalogue can state (0.01 to 100000 billion)"]
+
+
+@pytest.mark.parametrize("text, message", [
+    ("models: 3\n", "data/catalogue.yaml:1: models: the catalogue is a mapping whose models: key holds a list"),
+    ("models: [\n", "data/catalogue.yaml:2: not YAML: expected the node content, but found '<stream end>'"),
+])
+def test_a_catalogue_that_is_not_a_list_of_models_is_refused(tmp_path, text, message):
+    (tmp_path / "data").mkdir()
+    (tmp_path / CATALOGUE).write_text(text, encoding="utf-8")
+    assert problems(tmp_path, CONFIGS / "qwen3-8b.json", model_id="qwen3-8b", keep_file=True) == [message]
+    assert (tmp_path / CATALOGUE).read_text(encoding="utf-8") == text
+
+
+def test_an_empty_catalogue_gets_its_header(tmp_path):
+    (tmp_path / "data").mkdir()
+    (tmp_path / CATALOGUE).write_text("\n", encoding="utf-8")
+    add(tmp_path, CONFIGS / "qwen3-8b.json", model_id="qwen3-8b")
+    assert (tmp_path / CATALOGUE).read_text(encoding="utf-8").startswith("# yaml-language-server: $schema=")

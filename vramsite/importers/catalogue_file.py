@@ -65,7 +65,7 @@ def existing_ids(text: str, name: str) -> dict[str, int]:
 def with_entry(text: str | None, entry: dict, note: str | None, name: str = CATALOGUE_FILE) -> str:
     """``text`` (None: a new file) with ``entry`` appended to its models; ``note`` a comment after params_from."""
     yaml = _yaml()
-    document = _load(HEADER if text is None else text, name)
+    document = _load(HEADER if text is None or not text.strip() else text, name)
     document["models"].append(_commented(entry, note))
     return _dump(yaml, document)
 
@@ -83,13 +83,14 @@ def _load(text: str, name: str) -> CommentedMap:
         mark = getattr(error, "problem_mark", None)
         raise InputError([Problem(name, mark.line + 1 if mark else None, "",
                                   f"not YAML: {getattr(error, 'problem', None) or error}")]) from None
-    if document is None or (isinstance(document, CommentedMap) and document.get("models") is None):
-        document = document if isinstance(document, CommentedMap) else CommentedMap()
-        document["models"] = CommentedSeq()  # "models:" with nothing under it yet, as in a new file
-        return document
-    if not isinstance(document, CommentedMap) or not isinstance(document.get("models"), CommentedSeq):
+    if document is None:
+        document = CommentedMap()
+    if not isinstance(document, CommentedMap) or not isinstance(document.get("models"), (CommentedSeq, type(None))):
         raise InputError([Problem(name, 1, "models", "the catalogue is a mapping whose models: key holds a list")])
-    _check_layout(yaml, document, text, name)
+    if document.get("models") is None:
+        document["models"] = CommentedSeq()  # "models:" with nothing under it yet, as in a new file
+    else:
+        _check_layout(yaml, document, text, name)
     return document
 
 

@@ -83,7 +83,8 @@ def _gathered(problems: list[Problem], read, *args):
         return None
 
 
-def _parameters(config: ModelConfig, config_name: str, options: AddOptions, problems: list[Problem]) -> Parameters:
+def _parameters(config: ModelConfig, config_name: str, options: AddOptions,
+                problems: list[Problem]) -> Parameters | None:
     if options.params_billion is not None or options.active_params_billion is not None:
         return _published(config, options, problems)
     if options.params_from is not None:

@@ -210,7 +210,8 @@ def _architecture(top: ConfigSection) -> str | None:
     return names[0]
 
 
-def _read(architecture: str, family: Family, top: ConfigSection, section: ConfigSection) -> ModelConfig | None:
+def _read(architecture: str, family: Family, top: ConfigSection, section: ConfigSection) -> ModelConfig:
+    """The config's values; a field is None where its key has a problem (noted in ``section``)."""
     hidden = section.size("hidden_size")
     heads = section.size("num_attention_heads")
     count = section.size("num_hidden_layers")
