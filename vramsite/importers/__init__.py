@@ -1,0 +1,11 @@
+"""`build.py model add CONFIG`: a Hugging Face config.json becomes an entry of the site's data/catalogue.yaml.
+
+config.json (untrusted)
+  -> json_file.py      the JSON object, with the line of each key for messages
+  -> config_values.py  typed, bounded values; every bad key noted as a problem
+  -> hf_config.py      the architecture's rules: where its keys are, each layer's kind, experts, MLA, linear attention
+  -> params.py         the parameter count (total and per token), from the config or a safetensors index
+  -> entry.py          the catalogue entry, its layers grouped by kind
+  -> catalogue_file.py data/catalogue.yaml with the entry appended, comments and order kept
+  -> command.py        every problem gathered; the file written in one step, or not at all
+"""

@@ -1,0 +1,327 @@
+"""A Hugging Face config.json read into one model's shape, by the rules of its architecture.
+
+Each known architecture (config.json ``architectures[0]``) names a family:
+where its text model's keys are, which keys its published configs leave
+out and what the library then assumes, which layers attend to a sliding
+window or keep a linear-attention state, and what its layers hold (biases,
+norms, experts) for the parameter count. A rule is written once, here, and
+names the source it follows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+
+from ..errors import InputError, Problem
+from .config_values import ConfigSection
+from .json_file import JsonFile
+
+FULL, SLIDING, LATENT, LINEAR = "full", "sliding", "latent", "linear"
+LAYER_TYPES = {"full_attention": FULL, "sliding_attention": SLIDING, "linear_attention": LINEAR}
+"""config.json ``layer_types`` -> the catalogue's layer kinds."""
+
+
+@dataclass(frozen=True)
+class Experts:
+    """A mixture of experts: per MoE layer ``total`` routed experts, ``active`` of them used per token, and
+    ``shared`` experts every token uses."""
+
+    total: int
+    active: int
+    shared: int
+    size: int
+    """intermediate size of one routed expert"""
+    shared_size: int
+    """intermediate size of one shared expert"""
+    dense_layers: int
+    """layers whose MLP is one dense block of ``intermediate_size`` instead"""
+    shared_gate: bool
+    """a sigmoid gate of one output on the shared expert (Qwen3-Next's shared_expert_gate)"""
+
+
+@dataclass(frozen=True)
+class Latent:
+    """Multi-head latent attention (DeepSeek-V3): the projections, and what a token caches per layer."""
+
+    q_lora_rank: int | None
+    kv_lora_rank: int
+    nope_head_dim: int
+    rope_head_dim: int
+    v_head_dim: int
+
+
+@dataclass(frozen=True)
+class LinearAttention:
+    """Gated DeltaNet layers (Qwen3-Next)."""
+
+    key_heads: int
+    value_heads: int
+    key_head_dim: int
+    value_head_dim: int
+    conv_kernel: int
+
+
+@dataclass(frozen=True)
+class Family:
+    """What an architecture's configs and layers hold beyond the common keys."""
+
+    name: str
+    layer_rule: Callable[[ConfigSection, int], tuple[str, ...] | None]
+    """each layer's kind when the config has no ``layer_types``"""
+    qkv_bias: bool = False
+    """q, k and v projections always carry a bias (Qwen2); otherwise the config's attention_bias says"""
+    qk_norm: bool = False
+    """a norm of head_dim on queries and keys (Qwen3, Gemma 3)"""
+    norms_per_layer: int = 2
+    gated_attention: bool = False
+    """the query projection also yields an output gate (Qwen3-Next): twice as wide"""
+    attention_sinks: bool = False
+    """a learned sink logit per head (gpt-oss)"""
+    expert_bias: bool = False
+    """biases on the experts' projections and the router (gpt-oss)"""
+    text_config: bool = False
+    """the text model's keys sit under ``text_config`` (a multimodal config)"""
+    defaults: dict = field(default_factory=dict)
+    """values the library assumes for keys the published configs leave out"""
+    tied_default: bool = False
+    reads_layer_types: bool = True
+    """whether a ``layer_types`` list in the config says each layer's kind"""
+
+
+def _all(kind: str) -> Callable[[ConfigSection, int], tuple[str, ...]]:
+    return lambda section, count: (kind,) * count
+
+
+def _windowed_when_set(section: ConfigSection, count: int) -> tuple[str, ...] | None:
+    """Mistral: one window for every layer, when sliding_window is set and use_sliding_window is not false
+    (transformers MistralConfig; mistral-inference rolls a buffer of the window on each layer)."""
+    windowed = section.given("sliding_window") and section.value.get("use_sliding_window") is not False
+    return (SLIDING if windowed else FULL,) * count
+
+
+def _qwen_window(section: ConfigSection, count: int) -> tuple[str, ...] | None:
+    """Qwen2/Qwen3: use_sliding_window false (every published Qwen2.5 and Qwen3 config) means no window,
+    whatever sliding_window says. Which layers slide when it is true is not a published rule."""
+    if section.flag("use_sliding_window", False):
+        section.problem("use_sliding_window", "true, but the config has no layer_types saying which layers "
+                                              "slide; add layer_types")
+        return None
+    return (FULL,) * count
+
+
+def _every_nth(key: str, default: int, between: str) -> Callable[[ConfigSection, int], tuple[str, ...] | None]:
+    """Layer i is full attention when (i + 1) is a multiple of the config's ``key``, ``between`` otherwise."""
+    def kinds(section: ConfigSection, count: int) -> tuple[str, ...] | None:
+        interval = section.size(key, default)
+        if interval is None:
+            return None
+        return tuple(FULL if (index + 1) % interval == 0 else between for index in range(count))
+    return kinds
+
+
+def _even_layers_slide(section: ConfigSection, count: int) -> tuple[str, ...]:
+    """gpt-oss: even layers slide, odd ones are full (openai/gpt-oss model.py: layer_idx % 2 == 0)."""
+    return tuple(SLIDING if index % 2 == 0 else FULL for index in range(count))
+
+
+_LLAMA = Family("Llama", _all(FULL))
+_MISTRAL = Family("Mistral", _windowed_when_set)
+_QWEN2 = Family("Qwen2", _qwen_window, qkv_bias=True)
+_QWEN3 = Family("Qwen3", _qwen_window, qk_norm=True)
+_GEMMA3 = Family(
+    "Gemma 3", _every_nth("sliding_window_pattern", 6, SLIDING), qk_norm=True, norms_per_layer=4,
+    # transformers Gemma3TextConfig (configuration_gemma3.py @008f5c8): the 27B's config sets none of these
+    defaults={"vocab_size": 262208, "max_position_embeddings": 131072}, tied_default=True)
+_GPT_OSS = Family("gpt-oss", _even_layers_slide, attention_sinks=True, expert_bias=True)
+_DEEPSEEK_V3 = Family("DeepSeek-V3", _all(LATENT), reads_layer_types=False)
+# transformers Qwen3NextConfig: full_attention_interval defaults to 4 (layers 3, 7, ... full)
+_QWEN3_NEXT = Family("Qwen3-Next", _every_nth("full_attention_interval", 4, LINEAR), qk_norm=True,
+                     gated_attention=True)
+
+ARCHITECTURES: dict[str, Family] = {
+    "LlamaForCausalLM": _LLAMA,
+    "MistralForCausalLM": _MISTRAL,
+    "MixtralForCausalLM": _MISTRAL,
+    "Qwen2ForCausalLM": _QWEN2,
+    "Qwen3ForCausalLM": _QWEN3,
+    "Qwen3MoeForCausalLM": _QWEN3,
+    "DeepseekV3ForCausalLM": _DEEPSEEK_V3,
+    "Gemma3ForCausalLM": _GEMMA3,
+    "Gemma3ForConditionalGeneration": replace(_GEMMA3, text_config=True),
+    "GptOssForCausalLM": _GPT_OSS,
+    "Qwen3NextForCausalLM": _QWEN3_NEXT,
+}
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    """What the catalogue entry and the parameter count need from a config, checked."""
+
+    architecture: str
+    family: Family
+    hidden_size: int
+    attention_heads: int
+    kv_heads: int
+    head_dim: int
+    vocab_size: int
+    max_context: int
+    intermediate_size: int
+    layer_kinds: tuple[str, ...]
+    window: int | None
+    tied_embeddings: bool
+    attention_bias: bool
+    """q, k, v and o projections carry a bias (the config's attention_bias)"""
+    experts: Experts | None
+    latent: Latent | None
+    linear: LinearAttention | None
+    stored_dtype: str | None
+    quantized: bool
+
+
+def read_model_config(file: JsonFile) -> ModelConfig:
+    """``file`` read by its architecture's rules; InputError listing every problem found."""
+    problems: list[Problem] = []
+    top = ConfigSection(file, (), problems)
+    architecture = _architecture(top)
+    if architecture is None:
+        raise InputError(problems)
+    family = ARCHITECTURES[architecture]
+    if family.text_config and not isinstance(file.value.get("text_config"), dict):
+        top.problem("text_config", "missing: this architecture keeps its text model's keys there")
+        raise InputError(problems)
+    section = ConfigSection(file, ("text_config",) if family.text_config else (), problems, family.defaults)
+    config = _read(architecture, family, top, section)
+    if problems:
+        raise InputError(problems)
+    return config
+
+
+def _architecture(top: ConfigSection) -> str | None:
+    names = top.text_list("architectures")
+    if names is None:
+        if not top.problems:
+            top.problem("architectures", "missing: a Hugging Face config.json names its architecture there")
+        return None
+    if not names or names[0] not in ARCHITECTURES:
+        shown = repr(names[0]) if names else "none"
+        top.problem("architectures", f"unknown architecture {shown} (known: {', '.join(ARCHITECTURES)})")
+        return None
+    return names[0]
+
+
+def _read(architecture: str, family: Family, top: ConfigSection, section: ConfigSection) -> ModelConfig:
+    """The config's values; a field is None where its key has a problem (noted in ``section``)."""
+    hidden = section.size("hidden_size")
+    heads = section.size("num_attention_heads")
+    count = section.size("num_hidden_layers")
+    kinds = _layer_kinds(family, section, count) if count else None
+    latent = _latent(section) if kinds and LATENT in kinds else None
+    kv_heads = _kv_heads(section, heads) if latent is None else heads
+    return ModelConfig(
+        architecture=architecture, family=family, hidden_size=hidden, attention_heads=heads, kv_heads=kv_heads,
+        head_dim=_head_dim(section, hidden, heads) if latent is None else None,
+        vocab_size=section.size("vocab_size"), max_context=section.size("max_position_embeddings"),
+        intermediate_size=section.size("intermediate_size"), layer_kinds=kinds or (),
+        window=section.size("sliding_window") if kinds and SLIDING in kinds else None,
+        tied_embeddings=section.flag("tie_word_embeddings", family.tied_default),
+        attention_bias=section.flag("attention_bias", False),
+        experts=_experts(section, count), latent=latent,
+        linear=_linear(section) if kinds and LINEAR in kinds else None,
+        stored_dtype=top.text("torch_dtype", None) or section.text("torch_dtype", None),
+        quantized=top.given("quantization_config"))
+
+
+def _layer_kinds(family: Family, section: ConfigSection, count: int) -> tuple[str, ...] | None:
+    """Each layer's kind: from ``layer_types`` where the config has it, else by the family's rule."""
+    if family.reads_layer_types:
+        types = section.text_list("layer_types")
+        if types is not None:
+            return _from_layer_types(section, types, count)
+    return family.layer_rule(section, count)
+
+
+def _from_layer_types(section: ConfigSection, types: list[str], count: int) -> tuple[str, ...] | None:
+    if len(types) != count:
+        section.problem("layer_types", f"lists {len(types)} layers, but num_hidden_layers is {count}")
+        return None
+    unknown = sorted({name for name in types if name not in LAYER_TYPES})
+    if unknown:
+        section.problem("layer_types", f"unknown layer type {unknown[0]!r} (known: {', '.join(LAYER_TYPES)})")
+        return None
+    return tuple(LAYER_TYPES[name] for name in types)
+
+
+def _kv_heads(section: ConfigSection, heads: int | None) -> int | None:
+    kv_heads = section.size("num_key_value_heads")
+    if heads and kv_heads and heads % kv_heads:
+        section.problem("num_key_value_heads", f"{kv_heads} does not divide num_attention_heads ({heads}): "
+                                               "each KV head serves a whole number of query heads")
+        return None
+    return kv_heads
+
+
+def _head_dim(section: ConfigSection, hidden: int | None, heads: int | None) -> int | None:
+    """The config's explicit head_dim, else hidden_size ÷ heads (the library's rule when the key is absent)."""
+    if section.given("head_dim"):
+        return section.size("head_dim")
+    if hidden and heads:
+        if hidden % heads:
+            section.problem("hidden_size", f"{hidden} is not a multiple of num_attention_heads ({heads}) and the "
+                                           "config has no head_dim")
+            return None
+        return hidden // heads
+    return None
+
+
+def _latent(section: ConfigSection) -> Latent:
+    return Latent(q_lora_rank=section.size("q_lora_rank", None), kv_lora_rank=section.size("kv_lora_rank"),
+                  nope_head_dim=section.size("qk_nope_head_dim"), rope_head_dim=section.size("qk_rope_head_dim"),
+                  v_head_dim=section.size("v_head_dim"))
+
+
+def _linear(section: ConfigSection) -> LinearAttention:
+    return LinearAttention(
+        key_heads=section.size("linear_num_key_heads"), value_heads=section.size("linear_num_value_heads"),
+        key_head_dim=section.size("linear_key_head_dim"), value_head_dim=section.size("linear_value_head_dim"),
+        conv_kernel=section.size("linear_conv_kernel_dim"))
+
+
+EXPERT_COUNT_KEYS = ("num_local_experts", "num_experts", "n_routed_experts")
+"""Mixtral and gpt-oss, Qwen3-MoE and Qwen3-Next, DeepSeek-V3: the routed experts per MoE layer."""
+
+
+def _experts(section: ConfigSection, layers: int | None) -> Experts | None:
+    key = next((key for key in EXPERT_COUNT_KEYS if section.given(key) and section.value[key] != 0), None)
+    if key is None:
+        return None  # no expert count, or 0 (a dense model's config may say so)
+    total, active = section.size(key), section.size("num_experts_per_tok")
+    if total and active and active > total:
+        section.problem("num_experts_per_tok", f"{active} is more than the {total} experts ({key})")
+    shared = section.count("n_shared_experts", 1 if section.given("shared_expert_intermediate_size") else 0)
+    moe_size = "moe_intermediate_size" if section.given("moe_intermediate_size") else "intermediate_size"
+    return Experts(total=total, active=active, shared=shared,
+                   size=section.size(moe_size),
+                   shared_size=_shared_size(section, shared),
+                   dense_layers=_dense_layers(section, layers),
+                   shared_gate=section.given("shared_expert_intermediate_size"))
+
+
+def _shared_size(section: ConfigSection, shared: int | None) -> int:
+    if not shared:
+        return 0
+    if section.given("shared_expert_intermediate_size"):
+        return section.size("shared_expert_intermediate_size")
+    return section.size("moe_intermediate_size")  # DeepSeek-V3: a shared expert is as wide as a routed one
+
+
+def _dense_layers(section: ConfigSection, layers: int | None) -> int:
+    """Layers with a dense MLP instead of experts: DeepSeek's first_k_dense_replace, Qwen's mlp_only_layers and
+    decoder_sparse_step (a layer is sparse when (i + 1) is a multiple of the step)."""
+    if not layers:
+        return 0
+    first = section.count("first_k_dense_replace", 0) or 0
+    dense_only = set(section.whole_list("mlp_only_layers") or [])
+    step = section.size("decoder_sparse_step", 1) or 1
+    return sum(1 for index in range(layers)
+               if index < first or index in dense_only or (index + 1) % step)
