@@ -21,10 +21,11 @@ from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import ClassVar, Protocol
 
-from ..load.model import CatalogueModel, LayerGroup, Model, Precision
+from ..load.model import CatalogueModel, LayerGroup, Method, Model, Precision
 from ..units import BYTES_PER_GB
 from .figure import COUNT, FACTOR, KV_CACHE, MEMORY, WEIGHTS, Figure, Formula, given, product, total
-from .memory import KEYS_AND_VALUES, precision_bytes
+from . import memory
+from .memory import KEYS_AND_VALUES, MemoryNeed, Sizing, precision_bytes
 
 DEFAULT_STATE_BYTES = Decimal(4)
 """A recurrent state is kept in FP32 unless its layer group says otherwise."""
@@ -243,6 +244,32 @@ def kv_cache(layers: tuple[LayerKind, ...], b: Figure, context: int, batch: int)
     """The KV cache of ``batch`` sequences of ``context`` tokens, in GB (state not included)."""
     return product(kv_cache_bytes(layers, b, context), given(batch, "sequences", COUNT, "batch"),
                    unit="GB", kind=KV_CACHE, label="KV cache", scale=1 / BYTES_PER_GB)
+
+
+def sequences_memory(layers: tuple[LayerKind, ...], b: Figure, context: int, batch: int) -> Figure:
+    """What ``batch`` sequences of ``context`` tokens keep, KV cache and state, in GB."""
+    return product(sequence_bytes(layers, b, context), given(batch, "sequences", COUNT, "batch"),
+                   unit="GB", kind=KV_CACHE, label="KV cache and state", scale=1 / BYTES_PER_GB)
+
+
+def method_memory(model: CatalogueModel, method: Method, sizing: Sizing, context: int | None = None,
+                  batch: int | None = None, cards: int = 1) -> MemoryNeed:
+    """A method's memory for a real model on ``cards`` cards split by tensor, as the total the cards
+    share: memory.method_memory with the KV cache and state of the layers each card holds, × cards.
+
+    On one card, or where every group splits evenly, that is the model's own cache; a latent cache,
+    or KV heads fewer than the cards, is kept whole on every card, and the total grows with it.
+    """
+    layers = on_one_card(model_layers(model), cards)
+
+    def cache_of(kv_precision: Precision, context_tokens: int, batch_size: int) -> Figure:
+        per_card = sequences_memory(layers, element_bytes(kv_precision), context_tokens, batch_size)
+        if cards == 1:
+            return per_card
+        return product(per_card, given(cards, "cards", COUNT, "cards"), unit="GB", kind=KV_CACHE,
+                       label="KV cache and state on every card")
+
+    return memory.method_memory(model, method, sizing, context, batch, cache_of)
 
 
 # -- weights -----------------------------------------------------------------

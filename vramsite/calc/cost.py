@@ -136,3 +136,15 @@ def cheaper_by(cheap: Figure, dear: Figure) -> Figure:
 def share_of(part: Figure, whole: Figure) -> Figure:
     """part ÷ whole, in percent."""
     return quotient(part, whole, unit="%", kind=PERCENT, label="share", scale=Decimal(100))
+
+
+SECONDS_PER_HOUR = 3600
+TOKENS_PER_MILLION = 10 ** 6
+
+
+def usd_per_million_tokens(hourly: Figure, tokens_per_second: Figure) -> Figure:
+    """What a million tokens cost at a rate: price per hour ÷ (tokens per second × 3,600) × 10⁶."""
+    per_hour = product(tokens_per_second, given(SECONDS_PER_HOUR, "s", COUNT, "seconds per hour"),
+                       unit="tokens/hour", kind=COUNT, label="tokens per hour")
+    return quotient(hourly, per_hour, unit="USD/M tokens", kind=RATE, label="price per million tokens",
+                    scale=Decimal(TOKENS_PER_MILLION))

@@ -61,6 +61,14 @@ class Guide:
         named = [p for p in data.kv_precisions if default is not None and p.id == default.id]
         return (named or list(data.kv_precisions))[0]
 
+    def default_inference(self) -> Method:
+        """The inference method a model is first sized for: the lookup grid's first inference column
+        (its first column's precision where the grid has none)."""
+        for method in self.columns:
+            if method.kind == MethodKind.INFERENCE:
+                return method
+        return self.inference_method(self.data.precisions[0].id)
+
     def method(self, method_id: str) -> Method:
         return self.data.method(method_id)
 
@@ -408,6 +416,10 @@ class CatalogueView:
     def _batch(self, batch: int | None) -> int:
         return batch or self.guide.data.inference.batch
 
+    def contexts_with_max(self, contexts) -> tuple[int, ...]:
+        """``contexts`` and the model's own longest context, in order, each once."""
+        return tuple(sorted({*contexts, self.model.max_context}))
+
     def kv_per_token(self, kv_precision: str | None = None) -> Figure:
         """Bytes one token costs in every caching layer, each window still filling."""
         return attention.kv_bytes_per_token(self.layers, self._b(kv_precision))
@@ -450,6 +462,46 @@ class CatalogueView:
                   kv_precision: str | None = None) -> Figure | None:
         return attention.concurrent_sequences(self.layers, self._b(kv_precision), self.room(memory_gb, precision_id),
                                               self._context(context))
+
+    # -- methods and the lookup --------------------------------------------
+
+    def need(self, method: Method, cards: int = 1, context: int | None = None,
+             batch: int | None = None) -> memory.MemoryNeed:
+        """The method's memory on ``cards`` cards split by tensor, as their total (calc/attention.py)."""
+        key = (self.model.id, self.guide._method_key(method), cards, context, batch)
+        if key not in self.guide._needs:
+            self.guide._needs[key] = attention.method_memory(self.model, method, self.guide.sizing, context, batch,
+                                                             cards)
+        return self.guide._needs[key]
+
+    def lookup(self, method: Method, market: Market | None = None) -> Lookup:
+        """The configuration to rent for the method at the default context and batch, each card count held
+        to the need as that many cards split it."""
+        def need_on(cards: int) -> Figure:
+            return self.need(method, cards).total
+        return lookup(need_on(1), method, market or self.guide.market, need_on)
+
+    def fits_one(self, gpu: "GpuView", method: Method) -> bool:
+        """Whether one card holds the method's need and has the hardware its precision needs."""
+        return (rules.lacks_feature(gpu.gpu, method) is None
+                and rules.fits(self.need(method).total.value, gpu.gpu.memory_gb))
+
+    def usd_per_million_tokens(self, gpu: "GpuView", precision_id: str) -> Figure | None:
+        """What a million tokens decoded at one card's ceiling cost at its hourly price (None: no price)."""
+        hourly = gpu.hourly
+        if hourly is None:
+            return None
+        return cost.usd_per_million_tokens(hourly, self.decode_ceiling(gpu.id, precision_id))
+
+    def cheapest_to_run(self, precision_id: str) -> "GpuView | None":
+        """Among the priced cards one of which holds the model at this precision, the lowest cost per
+        million tokens decoded at the card's ceiling; None when no single card holds it."""
+        method = self.guide.inference_method(precision_id)
+        costs = [(self.usd_per_million_tokens(gpu, precision_id), gpu) for gpu in self.guide.gpus
+                 if gpu.hourly is not None and self.fits_one(gpu, method)]
+        if not costs:
+            return None
+        return min(costs, key=lambda item: (item[0].value, item[1].id))[1]
 
 
 class GpuView:

@@ -9,6 +9,7 @@ rule then picks one (see ``LookupRules``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
 
@@ -164,12 +165,26 @@ def _ranked(method: Method, market: Market) -> list[tuple]:
     return market._offers[key]
 
 
-def lookup(need: Figure, method: Method, market: Market) -> Lookup:
+def lookup(need: Figure, method: Method, market: Market,
+           need_on: Callable[[int], Figure] | None = None) -> Lookup:
+    """The configuration the selection rule picks for ``need``.
+
+    ``need_on(cards)``, where given, is the need as ``cards`` cards split it (a real model's cache
+    does not always split with them: calc/attention.py): each card count is then held to its own need,
+    and ``need`` is the need on one card.
+    """
     node_cards = max(market.rules.card_counts)
-    # rules.fits, with the cards' memory worked out once: this is the grid's inner loop.
-    best = next((offer for offer in _ranked(method, market) if need.value <= offer[2]), None)
+    if need_on is None:
+        # rules.fits, with the cards' memory worked out once: this is the grid's inner loop.
+        best = next((offer for offer in _ranked(method, market) if need.value <= offer[2]), None)
+    else:
+        best = next((offer for offer in _ranked(method, market) if need_on(offer[1]).value <= offer[2]), None)
     if best is None:
-        return Lookup(need, method, None, (), _nodes_needed(need, method, market, node_cards), node_cards)
+        nodes_need = need if need_on is None else need_on(node_cards)
+        return Lookup(nodes_need, method, None, (), _nodes_needed(nodes_need, method, market, node_cards),
+                      node_cards)
+    if need_on is not None:
+        need = need_on(best[1])
     choice = configuration(need, best[0], best[1], market)
     return Lookup(need, method, choice, _same_class(choice, method, market), None, node_cards)
 

@@ -5,6 +5,7 @@ Sizes are decimal GB: billions of parameters × bytes per parameter = GB.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -154,16 +155,26 @@ def adapter_memory(model: Model, sizing: Sizing) -> Figure:
                    unit="GB", kind=WEIGHTS, label="adapter")
 
 
+KvCache = Callable[[Precision, int, int], Figure]
+"""The KV cache in GB of ``batch`` sequences of ``context`` tokens in one format: (format, context, batch)."""
+
+
 def method_memory(model: Model, method: Method, sizing: Sizing,
-                  context_tokens: int | None = None, batch: int | None = None) -> MemoryNeed:
-    """(weights + adapter + KV cache) × (1 + margin) + overhead, in GB."""
+                  context_tokens: int | None = None, batch: int | None = None,
+                  cache_of: KvCache | None = None) -> MemoryNeed:
+    """(weights + adapter + KV cache) × (1 + margin) + overhead, in GB.
+
+    The KV cache is the reference formula of a data/models.yaml shape (``kv_cache``), or ``cache_of``'s
+    figure: a real model's, summed layer kind by layer kind (calc/attention.py).
+    """
     zero = given(0, "GB", MEMORY)
     the_weights = weights(model, weight_bytes(method, sizing))
     adapter = adapter_memory(model, sizing) if method.adapter else zero
     cache = zero
     if method.kv_cache:
-        cache = kv_cache(model, sizing.inference.kv_precision,
-                         context_tokens or sizing.inference.context_tokens, batch or sizing.inference.batch)
+        cache = (cache_of or _reference_cache(model))(
+            sizing.inference.kv_precision, context_tokens or sizing.inference.context_tokens,
+            batch or sizing.inference.batch)
     subtotal = total(the_weights, adapter, cache, unit="GB", kind=MEMORY, label="subtotal")
     margin = product(subtotal, given(method.margin_percent, "%", PERCENT, "margin"),
                      unit="GB", kind=MEMORY, label="margin", scale=Decimal("0.01"))
@@ -172,6 +183,10 @@ def method_memory(model: Model, method: Method, sizing: Sizing,
     terms = total(the_weights, adapter, cache, margin, overhead, unit="GB", kind=MEMORY, label="total")
     need = Figure(line.total(cache.value), terms.unit, terms.kind, terms.label, terms.formula)
     return MemoryNeed(the_weights, adapter, cache, margin, overhead, need, line)
+
+
+def _reference_cache(model: Model) -> KvCache:
+    return lambda kv_precision, context, batch: kv_cache(model, kv_precision, context, batch)
 
 
 def max_context(model: Model, method: Method, sizing: Sizing, memory_gb: Decimal, batch: int | None = None) -> Figure | None:
