@@ -1,6 +1,7 @@
 """content/pages.yaml: which pages there are, and the named inputs (params) of each.
 
-Each entry becomes one ``PageSpec`` (one per card for ``each: card``); two
+Each entry becomes one ``PageSpec`` (one per card for ``each: card``, one per real model of
+data/catalogue.yaml for ``each: model``); two
 pages that would write one file are refused, each at the line that makes
 the clash. The schema checks each param's type and range, and marks with ``x-refers``
 what a value names: a model id, a card id, a card count. Whether the data
@@ -70,6 +71,9 @@ class PageSpec:
     params: dict
     card: str | None = None
     """For pages made once per card: the card's id (the content sees it as `card`)."""
+    model: str | None = None
+    """For pages made once per real model (``each: model``): its id in data/catalogue.yaml (the content sees
+    it as `model`)."""
     line: int | None = None
     entry: str = ""
     """Where content/pages.yaml declares the page (line, and its entry: pages[pricing]), for messages."""
@@ -105,12 +109,17 @@ def read_page_specs(root: Path, data: SiteData, gpus: YamlDocument,
 
 
 def _specs_of(item: dict, line: int | None, entry: str, data: SiteData) -> list[PageSpec]:
-    """The pages one entry of pages.yaml makes: itself, or one per card (``each: card``)."""
+    """The pages one entry of pages.yaml makes: itself, one per card (``each: card``) or one per real model
+    (``each: model``)."""
     source, params, facts = item.get("source", item["id"]), item.get("params", {}), item.get("facts")
     if item.get("each") == "card":
         return [PageSpec(item["id"].replace("{card}", gpu.id), source, item["template"], None, params, gpu.id,
-                         line, entry, facts) for gpu in data.gpus]
-    return [PageSpec(item["id"], source, item["template"], item.get("nav"), params, None, line, entry, facts)]
+                         line=line, entry=entry, facts=facts) for gpu in data.gpus]
+    if item.get("each") == "model":  # none where the site has no data/catalogue.yaml
+        return [PageSpec(item["id"].replace("{model}", model.id), source, item["template"], None, params,
+                         model=model.id, line=line, entry=entry, facts=facts) for model in data.catalogue]
+    return [PageSpec(item["id"], source, item["template"], item.get("nav"), params, line=line, entry=entry,
+                     facts=facts)]
 
 
 def _clash(page: PageSpec, first: PageSpec, document: YamlDocument, index: int, entry: str,

@@ -93,13 +93,20 @@ class PageRenderer:
 
     def scope(self, page: PageSpec, locale, mode: str, facts=None) -> Scope:
         """What the page's content and layouts see in one language and format."""
-        card = self.services.scope.guide.gpu(page.card) if page.card else None
-        return Scope(self.services.scope, locale, mode, f"{locale.segment}/{page.id}.html", page.params, card, facts)
+        card, model = self._subjects(page)
+        return Scope(self.services.scope, locale, mode, f"{locale.segment}/{page.id}.html", page.params, card, facts,
+                     model)
+
+    def _subjects(self, page: PageSpec) -> tuple:
+        """The card of a page made once per card, the real model of a page made once per model (or None)."""
+        guide = self.services.scope.guide
+        return (guide.gpu(page.card) if page.card else None,
+                guide.catalogue_model(page.model) if page.model else None)
 
     def _render(self, page: PageSpec, locale) -> RenderedPage:
         source = self._content_file(page, locale)
-        card = self.services.scope.guide.gpu(page.card) if page.card else None
-        facts = self.services.facts(page, card)
+        card, model = self._subjects(page)
+        facts = self.services.facts(page, card, model)
         md_scope, html_scope = self.scope(page, locale, MD, facts), self.scope(page, locale, HTML, facts)
         markdown = self.services.markdown
         meta = page_meta(source, md_scope.content_context())

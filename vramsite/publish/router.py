@@ -7,7 +7,7 @@ from ..load.model import LocaleConfig
 
 
 class Router:
-    """Page keys -> paths. Keys: "vram", "gpus/index", "gpus/a40"; targets: ("vram",), ("gpu", "a40")."""
+    """Page keys -> paths. Keys: "vram", "gpus/index", "gpus/a40"; targets: ("vram",), ("gpu", "a40"), ("model", "llama-3.1-8b")."""
 
     def __init__(self):
         self.keys: list[str] = []
@@ -21,6 +21,8 @@ class Router:
     def key_of(target: tuple[str, ...]) -> str:
         if target and target[0] == "gpu":
             return f"gpus/{target[1]}"
+        if target and target[0] == "model":
+            return f"models/{target[1]}"
         return "/".join(target)
 
     def path(self, target: tuple[str, ...], locale: LocaleConfig) -> str:

@@ -480,7 +480,8 @@ def _expose_defaults() -> None:
     from ..load import model
     from ..tables import model as pieces
 
-    for cls in (figure.Figure, figure.Formula, guide.Guide, guide.ModelView, guide.GpuView, memory.MemoryNeed,
+    for cls in (figure.Figure, figure.Formula, guide.Guide, guide.ModelView, guide.GpuView, guide.CatalogueView,
+                memory.MemoryNeed,
                 lookup.Lookup, lookup.Configuration, pieces.Text, pieces.Msg, pieces.Fig, pieces.Link, pieces.Flag,
                 pieces.Names, Facts):
         expose(cls)

@@ -13,6 +13,7 @@ nothing else; ``ContentApi`` holds its functions, and the sandbox
     gpu_link(card), link_name(card), method_name(method), msg("{n} cards", n=...), _("UI string")
     params                    the page's named inputs (content/pages.yaml)
     card                      on a page made once per card: that card
+    model                     on a page made once per real model: that model (in place of model("70B"))
     facts                     the page's figures and claims (vramsite/facts), the same for every language
     site, pricing, locale, format
 
@@ -73,10 +74,12 @@ class ScopeServices:
 
 class Scope:
     def __init__(self, services: ScopeServices, locale, mode: str, page_path: str, params: dict | None = None,
-                 card=None, facts=None):
+                 card=None, facts=None, model=None):
         self.services, self.locale, self.mode, self.page_path = services, locale, mode, page_path
         self.params = params or {}
         self.card = card
+        self.model = model
+        """On a page made once per real model: that model (a CatalogueView), which content sees as ``model``."""
         self.facts = facts
         self.catalog = services.catalogs[locale.segment]
         self.fmt = services.formatter(locale)
@@ -199,6 +202,7 @@ class Scope:
             "pricing": self.services.pricing,
             "locale": self.locale,
             "format": self.mode,
+            **({"model": self.model} if self.model is not None else {}),
         }
 
     def content_context(self) -> dict:

@@ -163,7 +163,9 @@ class PageFacts:
         self.guide = guide
         self._by_page: dict = {}
 
-    def __call__(self, page, card):
+    def __call__(self, page, card, model=None):
+        """The facts of ``page``; ``card`` / ``model``: the card or real model a page made once per card or
+        model is about (a model page's builder is given it as ``model``)."""
         if page.facts is None:
             return None
         if page.id not in self._by_page:
@@ -172,7 +174,8 @@ class PageFacts:
                 raise InputError([Problem(PAGES_FILE, page.line, f"{page.entry}.facts",
                                           f"no page facts named {page.facts!r} (known: {', '.join(sorted(FACTS))})")])
             try:
-                self._by_page[page.id] = builder(self.guide, page.params, card)
+                subject = {"model": model} if model is not None else {}
+                self._by_page[page.id] = builder(self.guide, page.params, card, **subject)
             except UnknownId as error:
                 raise InputError([Problem(PAGES_FILE, page.line, f"{page.entry}.params", f"names {error}")]) from None
         return self._by_page[page.id]
