@@ -30,7 +30,7 @@ from decimal import Decimal
 from ..calc.figure import Figure
 from ..errors import InputError, Problem
 from ..layout import download_path
-from ..tables.model import Cell, Fig, Flag, Link, Msg, Table, Text
+from ..tables.model import Cell, Fig, Flag, Link, Msg, Names, Table, Text
 
 FORMATS = ("json", "csv")
 LOOKUP_FIELDS = ("need_gb", "cards", "gpu", "price_usd", "tight", "nodes")
@@ -63,6 +63,8 @@ def neutral_text(piece) -> str:
         return neutral_text(piece.content)
     if isinstance(piece, Flag):
         return piece.msgid
+    if isinstance(piece, Names):
+        return ", ".join(neutral_text(item) for item in piece.items)
     if isinstance(piece, Msg):
         if re.fullmatch(r"[a-z-]+:[\w.-]+", piece.msgid):  # "link:nvlink", "stack:cuda": an id
             return piece.msgid.partition(":")[2]

@@ -36,6 +36,8 @@ UNIT_PATTERNS: dict[str, tuple[str, str | None]] = {
     "GB/s per USD/month": ("{n} GB/s per dollar", None),
     "tokens/s": ("{n} tokens/s", None),
     "tokens": ("{n} token", "{n} tokens"),
+    "tokens/hour": ("{n} tokens/hour", None),
+    "sequences": ("{n} sequence", "{n} sequences"),
     "%": ("{n}%", None),
     "×": ("{n}×", None),
     "cards": ("{n} card", "{n} cards"),
@@ -56,6 +58,7 @@ MONEY_PERIODS = {
     "USD/GPU-hour": "{money}/GPU-hour",
     "USD/week": "{money}/week",
     "USD/GB/month": "{money}/GB/month",
+    "USD/M tokens": "{money} per million tokens",
 }
 TB = Decimal(1000)
 MD_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")

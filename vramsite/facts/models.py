@@ -1,0 +1,160 @@
+"""The facts of the model pages: the catalogue of real models, and each model's own page.
+
+Params (content/pages.yaml): ``kv_contexts`` — the contexts the KV cache table sizes (the model's
+longest is added); ``serving_context`` — the context at which the sequences one card holds are counted.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..calc.figure import COUNT, Figure, given
+from ..calc.guide import CatalogueView, GpuView, Guide
+from ..calc.lookup import Lookup
+from ..errors import UnknownId
+from ..load.model import Method
+from . import register
+from .base import Facts
+
+
+@dataclass(frozen=True)
+class Layers(Facts):
+    """Which kinds of layers the model has, and what sets its KV cache apart from the generic formula."""
+
+    full: bool
+    sliding: bool
+    latent: bool
+    linear: bool
+    moe: bool
+    only_full: bool
+    """Every layer full attention: the generic formula holds as it is."""
+    window: Figure | None
+    """The smallest sliding window, in tokens."""
+    sliding_layers: Figure | None
+    caching_layers: Figure
+    """Layers that keep every token (full and latent)."""
+    per_token_beyond_windows: Figure
+    stops_growing: bool
+    """Every layer that caches tokens keeps a window: past the longest, a sequence's cache grows no more."""
+    window_cache: Figure | None
+    """One sequence's KV cache once the smallest window is full."""
+    state: Figure
+    """Bytes one sequence keeps in linear-attention layers, whatever its length."""
+    linear_layers: Figure | None
+    latent_width: Figure | None
+    """kv_lora_rank + rotary head dim: the elements one latent layer keeps per token."""
+
+
+@dataclass(frozen=True)
+class Cheapest(Facts):
+    """The cheapest card that fits, beside the cheapest card worth running the model on."""
+
+    fit: Lookup
+    fit_gpu: GpuView | None
+    """The card of the cheapest fit (one or several of it); None where nothing we rent holds the model."""
+    fit_count: Figure | None
+    fit_card: GpuView | None
+    """The card of the cheapest fit, where it is one card."""
+    worth: GpuView | None
+    """Among the cards that hold the model alone, the lowest cost per million tokens at its decode ceiling."""
+    worth_cost: Figure | None
+    fit_cost: Figure | None
+    """The cost per million tokens on the cheapest fit, where it is one card."""
+    same: bool
+    """The cheapest fit is one card and the same card as the cheapest to run."""
+    faster: bool
+    """The card cheapest to run has faster memory than the cheapest fit."""
+    dearer: bool
+    """The card cheapest to run costs more per hour than the cheapest fit."""
+    cheaper_hour: bool
+    """The card cheapest to run costs less per hour than the cheapest fit."""
+    times: Figure | None
+    """How many times the cheapest fit's cost per million tokens is the other's."""
+
+
+@dataclass(frozen=True)
+class ModelPage(Facts):
+    model: CatalogueView
+    id: str
+    method: Method
+    """The inference method the page sizes first (the lookup grid's first inference column)."""
+    kv_per_token: Figure
+    layers: Layers
+    cheapest: Cheapest
+    kv_contexts: tuple[int, ...]
+    past_maximum: bool
+    """The KV table shows a context past the model's longest."""
+    serving_context: int
+    kv_precision: str
+
+
+def _count(value: int, unit: str) -> Figure:
+    return given(value, unit, COUNT)
+
+
+def _layers(view: CatalogueView, kv_precision: str) -> Layers:
+    groups = view.model.layers
+    kinds = {group.kind for group in groups}
+    sliding = [group for group in groups if group.kind == "sliding"]
+    linear = sum(group.count for group in groups if group.kind == "linear")
+    caching = sum(group.count for group in groups if group.kind in ("full", "latent"))
+    latent = next((group for group in groups if group.kind == "latent"), None)
+    width = None
+    if latent is not None:
+        sizes = dict(latent.sizes)
+        width = _count(sizes["kv_lora_rank"] + sizes["rope_head_dim"], "")
+    return Layers(
+        "full" in kinds, bool(sliding), latent is not None, bool(linear), view.experts is not None,
+        kinds == {"full"},
+        _count(min(dict(group.sizes)["window"] for group in sliding), "tokens") if sliding else None,
+        _count(sum(group.count for group in sliding), "layers") if sliding else None,
+        _count(caching, "layers"), view.kv_per_token_beyond_windows(kv_precision),
+        bool(sliding) and view.kv_per_token_beyond_windows(kv_precision).value == 0,
+        view.kv(context=min(dict(group.sizes)["window"] for group in sliding), batch=1, kv_precision=kv_precision)
+        if sliding else None,
+        view.state_per_sequence,
+        _count(linear, "layers") if linear else None, width)
+
+
+def _cheapest(guide: Guide, view: CatalogueView, method: Method) -> Cheapest:
+    precision = method.precision.id
+    fit = view.lookup(method)
+    fit_gpu = guide.gpu(fit.choice.gpu.id) if fit.choice else None
+    fit_count = given(fit.choice.count, "cards", COUNT) if fit.choice else None
+    fit_card = fit_gpu if fit.choice and fit.choice.count == 1 else None
+    worth = view.cheapest_to_run(precision)
+    worth_cost = view.usd_per_million_tokens(worth, precision) if worth else None
+    fit_cost = view.usd_per_million_tokens(fit_card, precision) if fit_card else None
+    same = bool(worth and fit_card and worth.id == fit_card.id)
+    faster = bool(worth and fit_card and worth.gpu.bandwidth_gbps > fit_card.gpu.bandwidth_gbps)
+    dearer = bool(worth and fit_card and worth.hourly.value > fit_card.hourly.value)
+    cheaper_hour = bool(worth and fit_card and worth.hourly.value < fit_card.hourly.value)
+    times = guide.ratio(fit_cost, worth_cost) if fit_cost and worth_cost and not same else None
+    return Cheapest(fit, fit_gpu, fit_count, fit_card, worth, worth_cost, fit_cost, same, faster, dearer,
+                    cheaper_hour, times)
+
+
+@register("model")
+def model_page(guide: Guide, params: dict, card_view=None, model: CatalogueView | None = None) -> ModelPage:
+    """A real model's own page (made once per model of data/catalogue.yaml)."""
+    if model is None:
+        raise UnknownId("real model", "(none: the page is not made once per model)", ())
+    method = guide.default_inference()
+    kv_precision = guide.kv_precision().id
+    contexts = model.contexts_with_max(params.get("kv_contexts", ()))
+    return ModelPage(model, model.id, method, model.kv_per_token(kv_precision), _layers(model, kv_precision),
+                     _cheapest(guide, model, method), contexts,
+                     any(tokens > model.model.max_context for tokens in contexts),
+                     params.get("serving_context", guide.data.inference.context_tokens), kv_precision)
+
+
+@dataclass(frozen=True)
+class ModelsPage(Facts):
+    count: Figure
+    method: Method
+
+
+@register("models")
+def models_page(guide: Guide, params: dict, card_view=None) -> ModelsPage:
+    """The catalogue of real models."""
+    return ModelsPage(given(len(guide.catalogue), "models", COUNT), guide.default_inference())
