@@ -1,0 +1,187 @@
+"""The model pages: one per real model of data/catalogue.yaml, in every language and format, and their figures.
+
+Figures are checked against plain arithmetic on the catalogue entry (read here from the YAML, not from the
+calculation), through the JSON downloads the pages link; the prose's comparison of the cheapest card that fits
+with the cheapest card to run is checked on a copy of the site whose prices are edited.
+"""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+import yaml
+
+from data_edits import live_copy, render_page, set_price
+from vramsite.publish.site import SiteBuild
+
+ROOT = Path(__file__).resolve().parent.parent
+BILLION = Decimal(10) ** 9
+
+
+@pytest.fixture(scope="module")
+def built():
+    build = SiteBuild(ROOT)
+    return build, build.render()
+
+
+@pytest.fixture(scope="module")
+def entries() -> dict[str, dict]:
+    document = yaml.safe_load((ROOT / "data" / "catalogue.yaml").read_text(encoding="utf-8"))
+    return {entry["id"]: entry for entry in document["models"]}
+
+
+def _download(files, table_id: str) -> dict:
+    return json.loads(files[f"data/{table_id}.json"])
+
+
+def _cells(files, table_id: str, row: str) -> dict:
+    return next(item for item in _download(files, table_id)["rows"] if item["key"] == row)["cells"]
+
+
+def _first(entries, kind: str) -> dict:
+    return next(entry for entry in entries.values() if any(group["kind"] == kind for group in entry["layers"]))
+
+
+def _bytes_per_token(entry: dict, element_bytes: Decimal) -> Decimal:
+    """By hand: 2 × layers × KV heads × head dim × b for full and sliding groups; layers × (rank + rope) × b
+    for latent ones; nothing for linear ones."""
+    total = Decimal(0)
+    for group in entry["layers"]:
+        if group["kind"] in ("full", "sliding"):
+            total += 2 * group["count"] * group["kv_heads"] * group["head_dim"] * element_bytes
+        elif group["kind"] == "latent":
+            total += group["count"] * (group["kv_lora_rank"] + group["rope_head_dim"]) * element_bytes
+    return total
+
+
+def _cache_gb(entry: dict, element_bytes: Decimal, context: int) -> Decimal:
+    """By hand: each group's bytes per token × the tokens it keeps (a window at most), in GB."""
+    total = Decimal(0)
+    for group in entry["layers"]:
+        held = min(context, group["window"]) if group["kind"] == "sliding" else context
+        if group["kind"] in ("full", "sliding"):
+            total += 2 * group["count"] * group["kv_heads"] * group["head_dim"] * element_bytes * held
+        elif group["kind"] == "latent":
+            total += group["count"] * (group["kv_lora_rank"] + group["rope_head_dim"]) * element_bytes * held
+    return total / BILLION
+
+
+def test_every_model_has_its_page_in_every_language_and_format(built, entries):
+    build, files = built
+    assert entries, "data/catalogue.yaml lists no model"
+    for segment in ("zh-cn", "en"):
+        for suffix in (".html", ".html.md"):
+            assert f"{segment}/models/index{suffix}" in files
+            for model_id in entries:
+                assert f"{segment}/models/{model_id}{suffix}" in files, (segment, model_id, suffix)
+        index = files[f"{segment}/models/index.html"].decode("utf-8")
+        for model_id in entries:
+            assert f'href="{model_id}.html"' in index, (segment, model_id)
+
+
+def test_the_guide_and_the_home_page_link_the_catalogue(built):
+    _, files = built
+    for segment in ("zh-cn", "en"):
+        for page in ("index", "vram"):
+            assert 'href="models/index.html"' in files[f"{segment}/{page}.html"].decode("utf-8"), (segment, page)
+        assert 'href="../models/index.html"' in files[f"{segment}/gpus/a40.html"].decode("utf-8"), "nav entry"
+
+
+@pytest.mark.parametrize("kind", ["full", "sliding", "latent"])
+def test_the_kv_figures_are_the_hand_arithmetic_of_the_catalogue_entry(built, entries, kind):
+    build, files = built
+    entry = _first(entries, kind)
+    for precision in build.data.kv_precisions:
+        b = Decimal(precision.bytes_per_param)
+        cells = _cells(files, f"model-kv-{entry['id']}", precision.id)
+        assert Decimal(cells["per_token_bytes"]["value"]) == _bytes_per_token(entry, b)
+        for context in (8192, 32768, 131072, entry["max_context"]):
+            cell = cells[f"kv_{context}"]
+            assert Decimal(cell["value"]) == _cache_gb(entry, b, context), (entry["id"], precision.id, context)
+            assert ("past" in cell.get("flags", ())) == (context > entry["max_context"]), (entry["id"], context)
+
+
+def test_a_context_past_the_maximum_is_marked_on_the_page(built, entries):
+    _, files = built
+    short = next(entry for entry in entries.values() if entry["max_context"] < 131072)
+    assert "past" in _cells(files, f"model-kv-{short['id']}", "bf16")["kv_131072"]["flags"]
+    assert "past the model’s maximum" in files[f"en/models/{short['id']}.html.md"].decode("utf-8")
+    assert "超出模型上限" in files[f"zh-cn/models/{short['id']}.html.md"].decode("utf-8")
+
+
+def test_a_mixture_of_experts_decodes_at_its_active_parameters(built, entries):
+    build, files = built
+    entry = next(entry for entry in entries.values() if entry.get("experts"))
+    read_gb = Decimal(str(entry["active_params_billion"]))  # FP8: one byte per parameter
+    checked = 0
+    for gpu in build.data.gpus:
+        cell = _cells(files, f"model-ceilings-{entry['id']}", gpu.id)["infer-fp8"]
+        if "value" in cell:
+            assert Decimal(cell["value"]) == Decimal(gpu.bandwidth_gbps) / read_gb, gpu.id
+            checked += 1
+    assert checked
+
+
+def test_the_weights_table_is_parameters_times_bytes(built, entries):
+    build, files = built
+    entry = _first(entries, "latent")
+    for precision in build.data.precisions:
+        cells = _cells(files, f"model-weights-{entry['id']}", precision.id)
+        assert Decimal(cells["weights_gb"]["value"]) == Decimal(str(entry["params_billion"])) * precision.bytes_per_param
+
+
+def test_the_json_download_holds_the_kv_per_token_and_the_caches(built, entries):
+    _, files = built
+    for model_id in entries:
+        cells = _cells(files, f"model-kv-{model_id}", "bf16")
+        for key in ("per_token_bytes", "kv_8192", "kv_32768", "kv_131072"):
+            assert Decimal(cells[key]["value"]) >= 0, (model_id, key)
+        assert cells["per_token_bytes"]["unit"] == "B" and cells["kv_8192"]["unit"] == "GB"
+
+
+def test_a_latent_cache_is_whole_on_every_card_of_a_split(built, entries):
+    """The lookup holds a split model to what each card keeps: the latent cache is not divided."""
+    build, _ = built
+    entry = _first(entries, "latent")
+    view = build.guide.catalogue_model(entry["id"])
+    method = build.guide.default_inference()
+    one, eight = view.need(method, 1), view.need(method, 8)
+    assert eight.kv_cache.value == 8 * one.kv_cache.value
+    assert eight.total.value - one.total.value == 7 * one.kv_cache.value
+    found = view.lookup(method)
+    assert found.need.value == view.need(method, found.choice.count).total.value
+
+
+def test_sitemap_and_llms_txt_list_the_model_pages(built, entries):
+    build, files = built
+    sitemap, llms = files["sitemap.xml"].decode("utf-8"), files["llms.txt"].decode("utf-8")
+    for segment in ("zh-cn", "en"):
+        for model_id in (*entries, "index"):
+            assert f"/{segment}/models/{model_id}.html<" in sitemap, (segment, model_id)
+            assert f"/{segment}/models/{model_id}.html.md)" in llms, (segment, model_id)
+
+
+def _run_paragraph(markdown: str) -> str:
+    start = markdown.index("## Cheapest to fit, cheapest to run")
+    return markdown[start:markdown.index("**", start)]
+
+
+def test_the_cheapest_worth_running_sentence_follows_the_prices(tmp_path, built):
+    """Gemma 3 27B fits an A100 SXM most cheaply but runs most cheaply on a faster, dearer card; make the
+    A100 SXM cheap enough and the two are one card, and the sentence says so."""
+    build, _ = built
+    view = build.guide.catalogue_model("gemma-3-27b-it")
+    fit = view.lookup(build.guide.default_inference()).choice.gpu.id
+    worth = view.cheapest_to_run("bf16").id
+    assert fit != worth, "the live data should show the two apart"
+    live_copy(tmp_path)
+    before = _run_paragraph(render_page(tmp_path, "models/gemma-3-27b-it")["en"])
+    assert "It is the same card" not in before
+    assert "costs more per hour than the" in before or "reads faster" in before or "costs less per hour" in before
+    set_price(tmp_path, fit, 10)
+    after = render_page(tmp_path, "models/gemma-3-27b-it")
+    assert "It is the same card" in _run_paragraph(after["en"])
+    assert "这是同一张卡" in after["zh-cn"]
