@@ -8,6 +8,7 @@ with the cheapest card to run is checked on a copy of the site whose prices are 
 from __future__ import annotations
 
 import json
+import shutil
 from decimal import Decimal
 from pathlib import Path
 
@@ -185,3 +186,24 @@ def test_the_cheapest_worth_running_sentence_follows_the_prices(tmp_path, built)
     after = render_page(tmp_path, "models/gemma-3-27b-it")
     assert "It is the same card" in _run_paragraph(after["en"])
     assert "这是同一张卡" in after["zh-cn"]
+
+
+def test_a_linear_attention_model_keeps_a_fixed_state_and_caches_only_its_other_layers(tmp_path):
+    """The live catalogue has no linear-attention model: the fixture catalogue's Qwen3-Next is put in a copy."""
+    live_copy(tmp_path)
+    fixture = ROOT / "tests" / "fixtures" / "catalogue" / "catalogue.yaml"
+    shutil.copy(fixture, tmp_path / "data" / "catalogue.yaml")
+    entry = next(item for item in yaml.safe_load(fixture.read_text(encoding="utf-8"))["models"]
+                 if any(group["kind"] == "linear" for group in item["layers"]))
+    linear = next(group for group in entry["layers"] if group["kind"] == "linear")
+    state = linear["count"] * 4 * (
+        (2 * linear["key_heads"] * linear["key_head_dim"] + linear["value_heads"] * linear["value_head_dim"])
+        * (linear["conv_kernel"] - 1)
+        + linear["value_heads"] * linear["value_head_dim"] * linear["key_head_dim"])
+    per_token = _bytes_per_token(entry, Decimal(2))
+    pages = render_page(tmp_path, f"models/{entry['id']}")
+    assert f"fixed state of {state:,} B per sequence" in pages["en"]
+    others = sum(group["count"] for group in entry["layers"] if group["kind"] != "linear")
+    assert f"Only the other {others:,} layers grow with the context" in pages["en"]
+    assert f"its KV cache costs {int(per_token):,} B per token" in pages["en"]
+    assert f"{state:,} B 的固定状态" in pages["zh-cn"]
