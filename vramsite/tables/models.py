@@ -117,56 +117,55 @@ def _lacks(card, method) -> Cell | None:
     return Cell(Msg.of("no {feature}", feature=Text(feature.upper())), flags=("no",)) if feature else None
 
 
-def model_context_table(guide: Guide, model: str) -> Table:
-    """The longest context one card holds at each inference precision (one sequence)."""
-    view = guide.catalogue_model(model)
+def _per_card_table(guide: Guide, view, kind: str, caption: Msg, card_figure, cell_of) -> Table:
+    """A row per card (largest memory first), a column per inference precision; ``cell_of(card, method)``
+    fills a cell where the card has the precision's hardware."""
     methods = _inference_methods(guide)
     columns = tuple(Column(method_label(method), True, method.id) for method in methods)
     rows = []
     for card in guide.gpus_by_memory():
-        cells = []
-        for method in methods:
-            tokens = view.longest_context(card.memory, method.precision.id, batch=1)
-            cells.append(_lacks(card, method) or (figure_cell(tokens) if tokens else _not_held()))
-        rows.append(Row(gpu_header(card, Fig(card.memory)), tuple(cells), card.id))
-    return Table(f"model-context-{view.id}", Msg.of("Longest context of {model} on one card", model=Text(view.name)),
-                 Msg.of("GPU"), columns, tuple(rows))
+        cells = tuple(_lacks(card, method) or cell_of(card, method) for method in methods)
+        rows.append(Row(gpu_header(card, Fig(card_figure(card))), cells, card.id))
+    return Table(f"model-{kind}-{view.id}", caption, Msg.of("GPU"), columns, tuple(rows))
+
+
+def model_context_table(guide: Guide, model: str) -> Table:
+    """The longest context one card holds at each inference precision (one sequence)."""
+    view = guide.catalogue_model(model)
+
+    def cell(card, method) -> Cell:
+        tokens = view.longest_context(card.memory, method.precision.id, batch=1)
+        return figure_cell(tokens) if tokens else _not_held()
+
+    return _per_card_table(guide, view, "context", Msg.of("Longest context of {model} on one card",
+                                                          model=Text(view.name)), lambda card: card.memory, cell)
 
 
 def model_sequences_table(guide: Guide, model: str, context: int) -> Table:
     """How many sequences of ``context`` tokens one card holds beside the weights, per inference precision."""
     view = guide.catalogue_model(model)
-    methods = _inference_methods(guide)
-    columns = tuple(Column(method_label(method), True, method.id) for method in methods)
-    rows = []
-    for card in guide.gpus_by_memory():
-        cells = []
-        for method in methods:
-            count = view.sequences(card.memory, method.precision.id, context=context)
-            cells.append(_lacks(card, method) or (figure_cell(count) if count else _not_held()))
-        rows.append(Row(gpu_header(card, Fig(card.memory)), tuple(cells), card.id))
-    return Table(f"model-sequences-{view.id}", Msg.of("Sequences of {context} tokens {model} serves on one card",
-                                                 context=tokens_label(context), model=Text(view.name)),
-                 Msg.of("GPU"), columns, tuple(rows))
+
+    def cell(card, method) -> Cell:
+        count = view.sequences(card.memory, method.precision.id, context=context)
+        return figure_cell(count) if count else _not_held()
+
+    caption = Msg.of("Sequences of {context} tokens {model} serves on one card", context=tokens_label(context),
+                     model=Text(view.name))
+    return _per_card_table(guide, view, "sequences", caption, lambda card: card.memory, cell)
 
 
 def model_ceilings_table(guide: Guide, model: str) -> Table:
     """The decode ceiling of one stream on one card: bandwidth ÷ the weights a token reads (active ones)."""
     view = guide.catalogue_model(model)
-    methods = _inference_methods(guide)
-    columns = tuple(Column(method_label(method), True, method.id) for method in methods)
-    rows = []
-    for card in guide.gpus_by_memory():
-        cells = []
-        for method in methods:
-            if view.fits_one(card, method):
-                ceiling = view.decode_ceiling(card.id, method.precision.id)
-                cells.append(Cell(Fig(ceiling), value=ceiling))
-            else:
-                cells.append(_lacks(card, method) or _not_held())
-        rows.append(Row(gpu_header(card, Fig(card.bandwidth)), tuple(cells), card.id))
-    return Table(f"model-ceilings-{view.id}", Msg.of("Decode ceiling of {model} on one card", model=Text(view.name)),
-                 Msg.of("GPU"), columns, tuple(rows))
+
+    def cell(card, method) -> Cell:
+        if not view.fits_one(card, method):
+            return _not_held()
+        ceiling = view.decode_ceiling(card.id, method.precision.id)
+        return Cell(Fig(ceiling), value=ceiling)
+
+    return _per_card_table(guide, view, "ceilings", Msg.of("Decode ceiling of {model} on one card",
+                                                           model=Text(view.name)), lambda card: card.bandwidth, cell)
 
 
 def model_cost_table(guide: Guide, model: str) -> Table | None:
