@@ -7,15 +7,13 @@ is none, in one step.
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
-import tempfile
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
 from ..errors import InputError, Problem
+from ..source_files import replace_text
 from ..load.text import decode_utf8, text_problem
 from .catalogue_file import CATALOGUE_FILE, entry_text, existing_ids, with_entry
 from .entry import Parameters, Source, catalogue_entry
@@ -26,8 +24,6 @@ from .params import BILLION, ParameterCount, billions, count_from_index, paramet
 SLUG = re.compile(r"[a-z0-9][a-z0-9.-]*\Z")
 MAX_BILLIONS = Decimal(100_000)
 MAX_TEXT = 200
-NEW_FILE_MODE = 0o644
-"""A new catalogue is as readable as the data files beside it (a temporary file starts private)."""
 HUB_CACHE = re.compile(r"models--(?P<owner>[^/]+?)--(?P<name>[^/]+)/snapshots/(?P<revision>[0-9a-f]{7,64})/")
 """Where huggingface_hub keeps a download: .../models--OWNER--NAME/snapshots/REVISION/config.json."""
 
@@ -70,7 +66,7 @@ def add_model(site: Path, config_path: Path, options: AddOptions, shown_site: st
     shown = entry_text(entry, options.params_note)
     if options.dry_run:
         return shown, f"{catalogue_name}: {model_id} not added (--dry-run: nothing written)"
-    _replace(catalogue, with_entry(text, entry, options.params_note, catalogue_name))
+    replace_text(catalogue, with_entry(text, entry, options.params_note, catalogue_name))
     return shown, f"{catalogue_name}: added {model_id}"
 
 
@@ -184,22 +180,3 @@ def _text_problem(value: str | None) -> str | None:
     if len(value) > MAX_TEXT:
         return f"longer than {MAX_TEXT} characters"
     return text_problem(value)
-
-
-def _replace(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` in one step: a reader sees the old file or the new one, never half of it."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(handle, "wb") as file:
-            file.write(text.encode("utf-8"))
-            file.flush()
-            os.fsync(file.fileno())
-        if path.exists():
-            shutil.copymode(path, temporary)
-        else:
-            os.chmod(temporary, NEW_FILE_MODE)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise

@@ -10,7 +10,6 @@ builds is the file replaced, in one step.
 from __future__ import annotations
 
 import gc
-import os
 import shutil
 import tempfile
 from contextlib import contextmanager
@@ -18,6 +17,7 @@ from datetime import datetime
 from pathlib import Path
 
 from ..errors import InputError, Problem
+from ..source_files import replace_text
 from ..load import load_site
 from ..load.dates import parse_moment
 from ..load.model import Period, SiteData
@@ -76,7 +76,7 @@ def _import(site: Path, listings: Path, at: str | None, site_label: str | None) 
     if new_text == text:
         return NO_CHANGE, f"{prices_path}: already up to date with {_counts(rows, snapshot)}; nothing written"
     report = _changes(site, new_text, export.name, site_label)
-    _replace(prices_path, new_text)
+    replace_text(prices_path, new_text)
     return report, f"{prices_path}: written from {_counts(rows, snapshot)}, snapshot of {moment}"
 
 
@@ -156,18 +156,3 @@ def _changes(site: Path, new_prices: str, listings: str, site_label: str | None)
                               for problem in error.problems]) from None
     report = compare(before, after)
     return format_report(report, BEFORE, site_label) if report else NO_CHANGE
-
-
-def _replace(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` in one step: a reader sees the old file or the new one, never half of it."""
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(handle, "wb") as file:
-            file.write(text.encode("utf-8"))
-            file.flush()
-            os.fsync(file.fileno())
-        shutil.copymode(path, temporary)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
