@@ -9,7 +9,7 @@ from ..calc.guide import Guide, GpuView
 from ..calc.memory import max_context
 from ..errors import UnknownId
 from ..load.model import MethodKind, Period
-from .guide import figure_cell, gpu_header, method_label, model_header
+from .guide import figure_cell, gpu_header, lacks_cell, method_label, model_header, not_held_cell
 from .model import Cell, Column, Fig, Flag, Link, Msg, Row, Table, Text
 
 
@@ -106,9 +106,9 @@ def gpu_fits_table(guide: Guide, gpu: str) -> Table:
         cells = []
         for method in methods:
             need = model.need(method.id).total
-            feature = rules.lacks_feature(card.gpu, method)
-            if feature:
-                cells.append(Cell(Msg.of("no {feature}", feature=Text(feature.upper())), flags=("no",)))
+            lacking = lacks_cell(card.gpu, method)
+            if lacking:
+                cells.append(lacking)
             elif rules.fits(need.value, card.gpu.memory_gb):
                 left = rules.headroom_figure(card.memory, need, 1)
                 cells.append(Cell(Fig(need), sub=Msg.of("{left} left", left=Fig(left)), flags=("fits",), value=need))
@@ -148,13 +148,13 @@ def gpu_ceiling_table(guide: Guide, gpu: str) -> Table:
         cells = []
         for method in methods:
             ceiling = model.decode_ceiling(card.id, method.precision.id)
-            feature = rules.lacks_feature(card.gpu, method)
-            if feature:
-                cells.append(Cell(Msg.of("no {feature}", feature=Text(feature.upper())), flags=("no",)))
+            lacking = lacks_cell(card.gpu, method)
+            if lacking:
+                cells.append(lacking)
             elif rules.fits(model.need(method.id).total.value, card.gpu.memory_gb):
                 cells.append(Cell(Fig(ceiling), value=ceiling))
             else:
-                cells.append(Cell(Flag("does not fit"), flags=("no",)))
+                cells.append(not_held_cell())
         rows.append(Row(model_header(model), tuple(cells), model.id))
     return Table(f"ceilings-{card.id}", Msg.of("Decode ceiling on one {card}", card=Text(card.name)),
                  Msg.of("Model"), columns, tuple(rows))

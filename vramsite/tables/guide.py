@@ -8,10 +8,11 @@ its answer worded in two short lines (``lookup_answer``) for charts.
 
 from __future__ import annotations
 
+from ..calc import rules
 from ..calc.figure import COUNT, Figure, given
 from ..calc.guide import Guide, ModelView
 from ..load.model import Method, MethodKind, Period
-from .model import Cell, Column, Fig, Link, Msg, Names, Row, Table, Text
+from .model import Cell, Column, Fig, Flag, Link, Msg, Names, Row, Table, Text
 
 
 def method_label(method: Method) -> Msg:
@@ -39,6 +40,16 @@ def figure_cell(figure: Figure | None, period: bool = False, bare: bool = False)
     if figure is None:
         return Cell(Msg.of("not listed"))
     return Cell(Fig(figure, period=period, bare=bare), value=figure)
+
+
+def lacks_cell(gpu, method: Method) -> Cell | None:
+    """'no FP8' where the card lacks the hardware the method's precision needs; None where it has it."""
+    feature = rules.lacks_feature(gpu, method)
+    return Cell(Msg.of("no {feature}", feature=Text(feature.upper())), flags=("no",)) if feature else None
+
+
+def not_held_cell() -> Cell:
+    return Cell(Flag("does not fit"), flags=("no",))
 
 
 def cards_label(count: int, card) -> Msg:

@@ -5,10 +5,9 @@ Every figure comes from ``CatalogueView`` (calc/guide.py), which sizes the model
 
 from __future__ import annotations
 
-from ..calc import rules
 from ..calc.guide import CatalogueView, Guide
 from ..load.model import MethodKind
-from .guide import figure_cell, gpu_header, lookup_answer, method_label, tokens_label
+from .guide import figure_cell, gpu_header, lacks_cell, lookup_answer, method_label, not_held_cell, tokens_label
 from .model import Cell, Column, Fig, Flag, Link, Msg, Names, Row, Table, Text
 
 PAST_MAXIMUM = "past the model’s maximum"
@@ -108,15 +107,6 @@ def _inference_methods(guide: Guide):
             if method.kind == MethodKind.INFERENCE]
 
 
-def _not_held() -> Cell:
-    return Cell(Flag("does not fit"), flags=("no",))
-
-
-def _lacks(card, method) -> Cell | None:
-    feature = rules.lacks_feature(card.gpu, method)
-    return Cell(Msg.of("no {feature}", feature=Text(feature.upper())), flags=("no",)) if feature else None
-
-
 def _per_card_table(guide: Guide, view, kind: str, caption: Msg, card_figure, cell_of) -> Table:
     """A row per card (largest memory first), a column per inference precision; ``cell_of(card, method)``
     fills a cell where the card has the precision's hardware."""
@@ -124,7 +114,7 @@ def _per_card_table(guide: Guide, view, kind: str, caption: Msg, card_figure, ce
     columns = tuple(Column(method_label(method), True, method.id) for method in methods)
     rows = []
     for card in guide.gpus_by_memory():
-        cells = tuple(_lacks(card, method) or cell_of(card, method) for method in methods)
+        cells = tuple(lacks_cell(card.gpu, method) or cell_of(card, method) for method in methods)
         rows.append(Row(gpu_header(card, Fig(card_figure(card))), cells, card.id))
     return Table(f"model-{kind}-{view.id}", caption, Msg.of("GPU"), columns, tuple(rows))
 
@@ -135,7 +125,7 @@ def model_context_table(guide: Guide, model: str) -> Table:
 
     def cell(card, method) -> Cell:
         tokens = view.longest_context(card.memory, method.precision.id, batch=1)
-        return figure_cell(tokens) if tokens else _not_held()
+        return figure_cell(tokens) if tokens else not_held_cell()
 
     return _per_card_table(guide, view, "context", Msg.of("Longest context of {model} on one card",
                                                           model=Text(view.name)), lambda card: card.memory, cell)
@@ -147,7 +137,7 @@ def model_sequences_table(guide: Guide, model: str, context: int) -> Table:
 
     def cell(card, method) -> Cell:
         count = view.sequences(card.memory, method.precision.id, context=context)
-        return figure_cell(count) if count else _not_held()
+        return figure_cell(count) if count else not_held_cell()
 
     caption = Msg.of("Sequences of {context} tokens {model} serves on one card", context=tokens_label(context),
                      model=Text(view.name))
@@ -160,7 +150,7 @@ def model_ceilings_table(guide: Guide, model: str) -> Table:
 
     def cell(card, method) -> Cell:
         if not view.fits_one(card, method):
-            return _not_held()
+            return not_held_cell()
         ceiling = view.decode_ceiling(card.id, method.precision.id)
         return Cell(Fig(ceiling), value=ceiling)
 
