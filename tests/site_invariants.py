@@ -20,7 +20,7 @@ import yaml
 from site_support import XHTML, markdown_table_rows, parse_html, table_rows, text_of
 from vramsite.calc import Guide
 from vramsite.calc.cost import card_memory, order_price
-from vramsite.calc.lookup import allowed_counts, meets_rules
+from vramsite.calc.rules import allowed_counts, meets_rules
 from vramsite.load import load_site
 from vramsite.publish.site import SiteBuild
 

@@ -79,7 +79,7 @@ def test_the_lookup_tables_carry_their_own_stylesheet(trees):
     for language in LANGUAGES:
         links = [e.get("href") for e in trees[f"{language}/vram.html"].iter(f"{XHTML}link")
                  if e.get("rel") == "stylesheet"]
-        assert links == ["../assets/style.css", "../assets/quick.css"]
+        assert links == ["../assets/style.css", "../assets/calculator.css", "../assets/quick.css"]
 
 
 def test_a_price_withdrawn_moves_every_cell_of_its_class(seed_003_copy):

@@ -16,15 +16,13 @@ from decimal import Decimal
 from ..load.model import Discount, Gpu, LookupRules, Method, Pricing, Selection
 from .cost import card_memory, order_price
 from .figure import COUNT, MEMORY, Figure, ceiling_quotient, given, product
+from .offers import Offer, market_offers
 from .rules import (
-    allowed_counts,
-    capacity,
     headroom_figure,
     headroom_per_card,
     is_tight,
     meets_rules,
     need_per_card_figure,
-    order_usd,
     required_feature,
 )
 
@@ -108,30 +106,24 @@ class Option:
 def candidates(need: Figure, method: Method, market: Market) -> list[Option]:
     """Every priced configuration that meets the rules and holds the need."""
     found = []
-    for gpu, count, memory, price in _offers(method, market):
-        if need.value <= memory:  # rules.fits, with the cards' memory worked out once
-            found.append(Option(gpu, count, price, headroom_per_card(gpu.memory_gb, need.value, count)))
+    for offer in _offers(method, market):
+        if need.value <= offer.memory_gb:  # rules.fits, with the cards' memory worked out once
+            found.append(Option(offer.gpu, offer.count, offer.usd,
+                                headroom_per_card(offer.gpu.memory_gb, need.value, offer.count)))
     return found
 
 
-def _offers(method: Method, market: Market) -> list[tuple[Gpu, int, Decimal, Decimal]]:
-    """(card, count, memory, price) of every priced configuration a method's rules allow.
+def _offers(method: Method, market: Market) -> list[Offer]:
+    """The offers a method's rules allow (calc/offers.py).
 
     They depend on the method only through its hardware feature and its need for an
     all-to-all link, so a grid of many models works them out once per kind of method.
     """
     key = _rules_key(method)
     if key not in market._offers:
-        offers = []
-        for gpu in market.gpus:
-            usd = market.pricing.usd.get(gpu.id)
-            if usd is None:
-                continue
-            for count in allowed_counts(gpu, market.rules):
-                if meets_rules(gpu, count, method, market.rules):
-                    price = order_usd(usd, count, market.discounts)
-                    offers.append((gpu, count, capacity(gpu.memory_gb, count), price))
-        market._offers[key] = offers
+        if "all" not in market._offers:
+            market._offers["all"] = market_offers(market)
+        market._offers[key] = [offer for offer in market._offers["all"] if offer.allows(method)]
     return market._offers[key]
 
 
@@ -140,17 +132,15 @@ def _rules_key(method: Method) -> tuple:
     return required_feature(method), method.needs_all_to_all
 
 
-def _cheapest_key(offer: tuple) -> tuple:
+def _cheapest_key(offer: Offer) -> tuple:
     """One card before several, then the lowest price, fewer cards, more memory to spare."""
-    gpu, count, _, price = offer
     # Within one card count, more memory per card is more headroom for any need.
-    return (count > 1, price, count, -gpu.memory_gb, gpu.id)
+    return (offer.count > 1, offer.usd, offer.count, -offer.gpu.memory_gb, offer.gpu.id)
 
 
-def _smallest_fit_key(offer: tuple) -> tuple:
+def _smallest_fit_key(offer: Offer) -> tuple:
     """The fewest cards, then the smallest card, then the lowest price."""
-    gpu, count, _, price = offer
-    return (count, gpu.memory_gb, price, gpu.id)
+    return (offer.count, offer.gpu.memory_gb, offer.usd, offer.gpu.id)
 
 
 SELECTIONS = {Selection.CHEAPEST: _cheapest_key, Selection.SMALLEST_FIT: _smallest_fit_key}
@@ -158,7 +148,8 @@ SELECTIONS = {Selection.CHEAPEST: _cheapest_key, Selection.SMALLEST_FIT: _smalle
 the need, so the offers are sorted once and the answer is the first that holds the need."""
 
 
-def _ranked(method: Method, market: Market) -> list[tuple]:
+def ranked_offers(method: Method, market: Market) -> list[Offer]:
+    """The offers a method's rules allow, in the order the site's selection rule prefers them."""
     key = ("ranked", market.rules.selection, *_rules_key(method))
     if key not in market._offers:
         market._offers[key] = sorted(_offers(method, market), key=SELECTIONS[market.rules.selection])
@@ -176,16 +167,17 @@ def lookup(need: Figure, method: Method, market: Market,
     node_cards = max(market.rules.card_counts)
     if need_on is None:
         # rules.fits, with the cards' memory worked out once: this is the grid's inner loop.
-        best = next((offer for offer in _ranked(method, market) if need.value <= offer[2]), None)
+        best = next((offer for offer in ranked_offers(method, market) if need.value <= offer.memory_gb), None)
     else:
-        best = next((offer for offer in _ranked(method, market) if need_on(offer[1]).value <= offer[2]), None)
+        best = next((offer for offer in ranked_offers(method, market)
+                     if need_on(offer.count).value <= offer.memory_gb), None)
     if best is None:
         nodes_need = need if need_on is None else need_on(node_cards)
         return Lookup(nodes_need, method, None, (), _nodes_needed(nodes_need, method, market, node_cards),
                       node_cards)
     if need_on is not None:
-        need = need_on(best[1])
-    choice = configuration(need, best[0], best[1], market)
+        need = need_on(best.count)
+    choice = configuration(need, best.gpu, best.count, market)
     return Lookup(need, method, choice, _same_class(choice, method, market), None, node_cards)
 
 

@@ -8,6 +8,7 @@ nothing else; ``ContentApi`` holds its functions, and the sandbox
     model("70B"), gpu("a40"), cell("70B", "infer-int4")
     table("lookup")           a table, as HTML or as a GFM pipe table
     chart("cost")             a chart: inline SVG, or in the twin an image link to its .svg copy
+    calculator()              the in-page calculator (calculator.py); calculator(model.id) opens on that model
     link("gpu", "a40")        the URL of another page (a twin from a twin)
     stats([(value, label)])   the headline figures block
     gpu_link(card), link_name(card), method_name(method), msg("{n} cards", n=...), _("UI string")
@@ -33,7 +34,7 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 from functools import cached_property, lru_cache
 
@@ -45,6 +46,7 @@ from ..calc.figure import COUNT, Figure, given
 from ..layout import download_path
 from ..load.model import LocaleConfig, Pricing, SiteConfig
 from ..tables.guide import method_label
+from .calculator import calculator_block
 from .charts import chart_file, chart_title
 from .derivation import explain
 from .format import MONEY_PERIODS, Formatter
@@ -70,6 +72,8 @@ class ScopeServices:
     catalogs: Mapping[str, Catalog]
     """UI strings, by locale segment."""
     formatter: Callable[[LocaleConfig], Formatter]
+    calculators: dict = field(default_factory=dict)
+    """The calculator's data and default answer, by (language, model): worked out once per build."""
 
 
 class Scope:
@@ -156,6 +160,19 @@ class Scope:
             else:
                 links[ext] = Markup('<a href="{}" type="{}" download>{}</a>').format(url, kind, label)
         return self.inline.message("Download: {json} · {csv}", json=links["json"], csv=links["csv"])
+
+    def calculator(self, model: str | None = None) -> Markup:
+        """The in-page calculator, opening on ``model`` (the site's first model by default); nothing in the twin,
+        which has no script to run it."""
+        if self.mode == MD:
+            return Markup("")
+        key = (self.locale.segment, model)
+        if key not in self.services.calculators:
+            self.services.calculators[key] = calculator_block(self.services.guide, self.fmt, self.catalog, model)
+        block = self.services.calculators[key]
+        template = self.services.layout.get_template("partials/calculator.html")
+        text = template.render(self.template_context(**block))
+        return Markup("\n".join(line for line in text.split("\n") if line.strip()))  # one HTML block
 
     def stats(self, items) -> Markup:
         template = self.services.layout.get_template(f"partials/stats.{self.mode}")
@@ -283,7 +300,7 @@ class Pieces:
         return self.num(value)
 
 
-CONTENT_FUNCTIONS = ("table", "chart", "stats", "link", "gpu_link", "link_name", "method_name", "msg", "ngettext")
+CONTENT_FUNCTIONS = ("table", "chart", "calculator", "stats", "link", "gpu_link", "link_name", "method_name", "msg", "ngettext")
 
 
 class ContentApi:
@@ -297,6 +314,9 @@ class ContentApi:
 
     def chart(self, name: str, **options) -> Markup:
         return self._budget.block(self._scope.chart(name, **options))
+
+    def calculator(self, model: str | None = None) -> Markup:
+        return self._budget.block(self._scope.calculator(model))
 
     def stats(self, items) -> Markup:
         return self._budget.block(self._scope.stats(items))

@@ -1,0 +1,449 @@
+// The in-page calculator. It evaluates the guide's formulas over the numbers the build gives it
+// (vramsite/render/calculator.py writes them into the page), exactly: every value is a fraction of
+// BigInts, and a figure is rounded half up only when it is printed, as vramsite/render/numbers.py does.
+// The tests run this file in Node and in Chromium and hold every string it prints to the build's own.
+"use strict";
+var VramCalculator = (function () {
+  // -- exact fractions ---------------------------------------------------------
+  function gcd(a, b) { if (a < 0n) a = -a; while (b) { var t = a % b; a = b; b = t; } return a; }
+  function Q(n, d) {
+    if (d === undefined) d = 1n;
+    if (d < 0n) { n = -n; d = -d; }
+    var g = gcd(n, d) || 1n;
+    return { n: n / g, d: d / g };
+  }
+  function dec(text) {  // "671.026419" -> 671026419/1000000
+    var s = String(text), neg = s[0] === "-", body = neg ? s.slice(1) : s, dot = body.indexOf(".");
+    var digits = dot < 0 ? body : body.slice(0, dot) + body.slice(dot + 1);
+    var n = BigInt(digits), d = 10n ** BigInt(dot < 0 ? 0 : body.length - dot - 1);
+    return Q(neg ? -n : n, d);
+  }
+  var ZERO = Q(0n), ONE = Q(1n);
+  function add(a, b) { return Q(a.n * b.d + b.n * a.d, a.d * b.d); }
+  function sub(a, b) { return Q(a.n * b.d - b.n * a.d, a.d * b.d); }
+  function mul(a, b) { return Q(a.n * b.n, a.d * b.d); }
+  function div(a, b) { return Q(a.n * b.d, a.d * b.n); }
+  function cmp(a, b) { var x = a.n * b.d, y = b.n * a.d; return x < y ? -1 : x > y ? 1 : 0; }
+  function ceil(a) { var q = a.n / a.d; return Q(a.n > q * a.d ? q + 1n : q); }
+  function int(v) { return Q(BigInt(v)); }
+
+  // -- figures: a value that remembers its formula (vramsite/calc/figure.py) -----
+  function F(v, unit, kind, label, op, terms) {
+    return { v: v, unit: unit || "", kind: kind || "factor", label: label || "", op: op || null, terms: terms || null };
+  }
+  function given(v, unit, kind, label) { return F(typeof v === "object" ? v : int(v), unit, kind, label); }
+  function total(terms, unit, kind, label) {
+    var shown = terms.filter(function (t) { return t.v.n !== 0n; });
+    if (!shown.length) shown = terms.slice(0, 1);
+    return F(terms.reduce(function (s, t) { return add(s, t.v); }, ZERO), unit, kind, label, "+", shown);
+  }
+  function product(terms, unit, kind, label, scale) {
+    var v = terms.reduce(function (p, t) { return mul(p, t.v); }, ONE);
+    return F(scale ? mul(v, scale) : v, unit, kind, label, "×", terms);
+  }
+  function quotient(a, b, unit, kind, label) { return F(div(a.v, b.v), unit, kind, label, "÷", [a, b]); }
+  var PER_GB = Q(1n, 10n ** 9n), PER_MB = Q(1n, 10n ** 6n), HUNDREDTH = Q(1n, 100n);
+
+  // -- memory (vramsite/calc/memory.py, attention.py) -----------------------------
+  var TWO = function () { return given(2, "", "factor", "keys and values"); };
+  var NO_BYTES = function () { return given(0, "B", "count", "nothing"); };
+  function count(v, label) { return given(v, "", "count", label); }
+  function layersOf(n) { return given(n, "layers", "count", "layers"); }
+  function headsPerCard(heads, cards) { return Math.ceil(heads / cards); }
+
+  var KINDS = {
+    full: {
+      perToken: function (g, b) { return product([TWO(), layersOf(g.count), count(g.kv_heads, "KV heads"), count(g.head_dim, "head dim"), b], "B", "count", "full attention per token"); },
+      held: function (g, ctx) { return ctx; },
+      onOneCard: function (g, cards) { return Object.assign({}, g, { kv_heads: headsPerCard(g.kv_heads, cards) }); }
+    },
+    sliding: {
+      perToken: function (g, b) { return product([TWO(), layersOf(g.count), count(g.kv_heads, "KV heads"), count(g.head_dim, "head dim"), b], "B", "count", "sliding window per token"); },
+      held: function (g, ctx) {
+        var w = given(g.window, "tokens", "count", "window");
+        return F(cmp(ctx.v, w.v) <= 0 ? ctx.v : w.v, "tokens", "count", "tokens held", "min", [ctx, w]);
+      },
+      onOneCard: function (g, cards) { return Object.assign({}, g, { kv_heads: headsPerCard(g.kv_heads, cards) }); }
+    },
+    latent: {
+      perToken: function (g, b) {
+        var width = total([count(g.kv_lora_rank, "KV latent rank"), count(g.rope_head_dim, "rotary head dim")], "", "count", "latent width");
+        return product([layersOf(g.count), width, b], "B", "count", "latent per token");
+      },
+      held: function (g, ctx) { return ctx; },
+      onOneCard: function (g) { return g; }
+    },
+    linear: {
+      perToken: function () { return NO_BYTES(); },
+      held: function () { return given(0, "tokens", "count", "tokens held"); },
+      state: function (g) {
+        var keys = product([TWO(), count(g.key_heads, "key heads"), count(g.key_head_dim, "key head dim")], "", "count", "query and key channels");
+        var values = product([count(g.value_heads, "value heads"), count(g.value_head_dim, "value head dim")], "", "count", "value channels");
+        var conv = product([total([keys, values], "", "count", "convolution channels"), count(g.conv_kernel - 1, "kernel − 1")], "", "count", "convolution state");
+        var rec = product([count(g.value_heads, "value heads"), count(g.value_head_dim, "value head dim"), count(g.key_head_dim, "key head dim")], "", "count", "recurrent state");
+        return product([layersOf(g.count), total([conv, rec], "", "count", "state elements per layer"),
+          given(dec(g.state_bytes || "4"), "B", "factor", "bytes per state element")], "B", "count", "linear attention state");
+      },
+      onOneCard: function (g, cards) { return Object.assign({}, g, { key_heads: headsPerCard(g.key_heads, cards), value_heads: headsPerCard(g.value_heads, cards) }); }
+    }
+  };
+  function stateOf(g) { return KINDS[g.kind].state ? KINDS[g.kind].state(g) : NO_BYTES(); }
+
+  function sequencesMemory(groups, b, context, batch) {
+    var tokens = given(context, "tokens", "count", "context");
+    var terms = groups.map(function (g) { return product([KINDS[g.kind].perToken(g, b), KINDS[g.kind].held(g, tokens)], "B", "count", g.kind + " layers"); });
+    var cache = total(terms.concat([NO_BYTES()]), "B", "count", "KV cache per sequence");
+    var state = total(groups.map(stateOf).concat([NO_BYTES()]), "B", "count", "state per sequence");
+    var each = total([cache, state], "B", "count", "memory per sequence");
+    return product([each, given(batch, "sequences", "count", "batch")], "GB", "kv_cache", "KV cache and state", PER_GB);
+  }
+  function referenceTerms(model, kv) {
+    return [TWO(), given(model.layers, "layers", "count"), given(model.kv_heads, "KV heads", "count"),
+      given(model.head_dim, "head dim", "count"), given(dec(kv.bytes), "B", "factor", "bytes per element")];
+  }
+  function elementBytes(kv) { return given(dec(kv.bytes), "B", "factor", kv.label + " bytes per element"); }
+
+  function weightBytes(method, data) {
+    if (method.training_state) {
+      return total(data.training_state.map(function (item) { return given(dec(item[1]), "B/param", "factor", item[0].replace(/_/g, " ")); }), "B/param", "factor", "training state");
+    }
+    return given(dec(method.bytes), "B/param", "factor", method.precision ? method.bytes_label : "bytes per parameter");
+  }
+  function params(model) { return given(dec(model.params), "B params", "factor", "parameters"); }
+
+  function need(data, c, cards) {
+    var model = c.model, method = c.method;
+    var weights = product([params(model), weightBytes(method, data)], "GB", "weights", "weights");
+    var zero = given(0, "GB", "memory");
+    var adapter = zero;
+    if (method.adapter) {
+      adapter = product([params(model), given(mul(dec(data.adapter.share), HUNDREDTH), "", "factor", "adapter share"),
+        given(dec(data.adapter.bytes), "B/param", "factor", "adapter state")], "GB", "weights", "adapter");
+    }
+    var cache = zero;
+    if (method.kv_cache) {
+      if (model.shape === "reference") {
+        cache = product(referenceTerms(model, c.kv).concat([given(c.context, "tokens", "count", "context"), given(c.batch, "batch", "count", "batch")]),
+          "GB", "kv_cache", "KV cache", PER_GB);
+      } else {
+        var groups = model.groups.map(function (g) { return KINDS[g.kind].onOneCard(g, cards); });
+        cache = sequencesMemory(groups, elementBytes(c.kv), c.context, c.batch);
+        if (cards > 1) cache = product([cache, given(cards, "cards", "count", "cards")], "GB", "kv_cache", "KV cache and state on every card");
+      }
+    }
+    var subtotal = total([weights, adapter, cache], "GB", "memory", "subtotal");
+    var margin = product([subtotal, given(dec(method.margin), "%", "percent", "margin")], "GB", "memory", "margin", HUNDREDTH);
+    var overhead = given(dec(method.overhead), "GB", "memory", "runtime overhead");
+    var growth = add(ONE, mul(dec(method.margin), HUNDREDTH));
+    var fixed = add(mul(add(weights.v, adapter.v), growth), overhead.v);
+    var terms = total([weights, adapter, cache, margin, overhead], "GB", "memory", "total");
+    var sum = F(add(fixed, mul(cache.v, growth)), "GB", "memory", "total", terms.op, terms.terms);
+    return { weights: weights, adapter: adapter, cache: cache, margin: margin, overhead: overhead, total: sum };
+  }
+  function perToken(c) {
+    if (!c.method.kv_cache || !c.kv) return null;
+    var model = c.model;
+    if (model.shape === "reference") {
+      if (model.layers == null) return null;
+      var bytes = product(referenceTerms(model, c.kv), "B", "count", "KV cache per token");
+      return F(mul(bytes.v, PER_MB), "MB", "kv_per_token", "KV cache per token", bytes.op, bytes.terms);
+    }
+    var b = elementBytes(c.kv);
+    return total(model.groups.map(function (g) { return KINDS[g.kind].perToken(g, b); }), "B", "count", "KV cache per token");
+  }
+
+  // -- rules, offers, the lookup (vramsite/calc/rules.py, offers.py, lookup.py, cost.py) --
+  function allows(offer, method) {
+    if (method.feature && offer.features.indexOf(method.feature) < 0) return false;
+    return offer.count === 1 || !method.all_to_all || offer.links;
+  }
+  function perCardFigure(needFig, n) {
+    if (n === 1) return needFig;
+    return F(div(needFig.v, int(n)), "GB", "memory", "per card", "÷", [needFig, given(n, "cards", "count")]);
+  }
+  function headroom(offer, needFig) {
+    var memory = given(dec(offer.memory), "GB", "memory", "card memory"), share = perCardFigure(needFig, offer.count);
+    return F(sub(memory.v, share.v), "GB", "memory", "headroom", "−", [memory, share]);
+  }
+  function orderPrice(data, offer) {
+    var monthly = data.market.period === "month";
+    var price = given(dec(offer.price), monthly ? "USD/month" : "USD/GPU-hour", monthly ? "price" : "rate", "price per card");
+    var unit = offer.count > 1 && !monthly ? "USD/hour" : price.unit;
+    var terms = [given(offer.count, "cards", "count"), price];
+    var percent = dec(offer.discount);
+    if (offer.count > 1 && percent.n !== 0n) {
+      var share = F(mul(percent, HUNDREDTH), "", "factor", "discount");
+      terms.push(F(sub(ONE, share.v), "", "factor", "after discount", "−", [given(1), share]));
+    }
+    return F(dec(offer.usd), unit, price.kind, "order price", "×", terms);
+  }
+  function ceiling(c, offer) {
+    var method = c.method;
+    if (method.kind !== "inference" || !method.precision) return null;
+    var bw = given(dec(offer.bandwidth), "GB/s", "bandwidth", "bandwidth");
+    if (offer.count > 1) bw = product([given(offer.count, "cards", "count"), bw], "GB/s", "bandwidth", "combined bandwidth");
+    var bytes = given(dec(method.bytes), "B/param", "factor", method.bytes_label);
+    var resident = c.model.shape === "reference"
+      ? product([params(c.model), bytes], "GB", "weights", "weights")
+      : product([given(dec(c.model.active), "B params", "factor", "active parameters"), bytes], "GB", "weights", "weights read per token");
+    return quotient(bw, resident, "tokens/s", "throughput", "decode ceiling");
+  }
+
+  // -- text (vramsite/render/numbers.py, format.py, derivation.py) ----------------
+  function Words(data) { this.data = data; }
+  Words.prototype.spec = function (f) {
+    var base = this.data.display[f.kind] || { decimals: 2, trim: true, below_10: null };
+    if (f.op === null) {
+      var digits = decimalDigits(f.v);
+      if (digits > base.decimals) return { decimals: digits, trim: base.trim, below_10: null };
+    }
+    return base;
+  };
+  function decimalDigits(v) {  // the decimals of a terminating fraction, trailing zeros dropped
+    var d = v.d, twos = 0, fives = 0;
+    while (d % 2n === 0n) { d /= 2n; twos++; }
+    while (d % 5n === 0n) { d /= 5n; fives++; }
+    return d === 1n ? Math.max(twos, fives) : 0;
+  }
+  function halfUp(v, decimals) {  // |v| × 10^decimals rounded half up, as a BigInt
+    var scale = 10n ** BigInt(decimals), n = v.n < 0n ? -v.n : v.n;
+    var q = (n * scale) / v.d, rest = n * scale - q * v.d;
+    return 2n * rest >= v.d ? q + 1n : q;
+  }
+  Words.prototype.number = function (f) {
+    var spec = this.spec(f), decimals = spec.decimals;
+    if (spec.below_10 != null && halfUp(f.v, spec.below_10) < 10n * 10n ** BigInt(spec.below_10)) decimals = spec.below_10;
+    var digits = halfUp(f.v, decimals).toString().padStart(decimals + 1, "0");
+    var whole = digits.slice(0, digits.length - decimals), part = digits.slice(digits.length - decimals);
+    if (spec.trim) part = part.replace(/0+$/, "");
+    var sym = this.data.number;
+    var grouped = whole.replace(/\B(?=(\d{3})+$)/g, sym.group);
+    return (f.v.n < 0n ? sym.minus : "") + grouped + (part ? sym.decimal + part : "");
+  };
+  Words.prototype.figure = function (f, period) {
+    var money = this.data.money;
+    if (Object.prototype.hasOwnProperty.call(money, f.unit)) {
+      var amount = "$" + this.number(f), pattern = money[f.unit];
+      return period && pattern ? pattern.replace("{money}", amount) : amount;
+    }
+    if (f.unit === "GB/s" && f.kind === "bandwidth" && cmp(f.v, int(1000)) >= 0) {
+      f = F(div(f.v, int(1000)), "TB/s", f.kind, f.label, f.op, f.terms);
+    }
+    var forms = this.data.units[f.unit] || ["{n} " + f.unit, "{n} " + f.unit];
+    var text = this.number(f);
+    if (forms[0] === "{n}") return text;
+    var one = f.v.d === 1n && f.v.n === 1n;
+    return forms[one ? 0 : 1].replace("{n}", text);
+  };
+  Words.prototype.label = function (msgid) { return this.data.labels[msgid] || msgid; };
+  Words.prototype.ui = function (msgid) { return this.data.ui[msgid] || msgid; };
+  Words.prototype.explain = function (f) {
+    if (!f.op) return "";
+    var self = this, result = this.figure(f);
+    var term = function (t, named) { var text = self.figure(t); return named && t.label ? self.label(t.label) + " " + text : text; };
+    if (f.op === "⌈÷⌉") return "⌈" + term(f.terms[0]) + " ÷ " + term(f.terms[1]) + "⌉ = " + result;
+    var named = f.op === "+" || f.op === "−";
+    return f.terms.map(function (t) { return term(t, named); }).join(" " + f.op + " ") + " = " + result;
+  };
+  Words.prototype.line = function (f) { return { label: this.label(f.label), value: this.figure(f), explain: this.explain(f) }; };
+  Words.prototype.config = function (offer) {
+    return offer.count === 1 ? offer.name : this.ui("{count}× {card}").replace("{count}", this.number(given(offer.count))).replace("{card}", offer.name);
+  };
+
+  // -- one case, answered ---------------------------------------------------------
+  function findById(list, id) { for (var i = 0; i < list.length; i++) if (list[i].id === id) return list[i]; return null; }
+
+  // The case a state names: the model, method and formats it points at, or null where one is unknown.
+  function resolve(data, state) {
+    var model = state.model === "custom" ? customModel(state) : findById(data.models, state.model);
+    var method = state.method === "inference" ? data.inference[state.precision] : findById(data.methods, state.method);
+    if (!model || !method) return null;
+    var kv = data.kv_precisions.length ? findById(data.kv_precisions, state.kv_precision) : null;
+    if (data.kv_precisions.length && !kv) return null;
+    return { model: model, method: method, kv: kv, context: state.context, batch: state.batch };
+  }
+  function customModel(state) {
+    return { id: "custom", name: "custom", shape: "reference", params: state.params, layers: state.layers,
+      kv_heads: state.kv_heads, head_dim: state.head_dim };
+  }
+
+  function answer(data, state) {
+    var c = resolve(data, state);
+    var w = new Words(data), m = need(data, c, 1), method = c.method;
+    var lines = [w.line(m.weights)];
+    if (method.adapter) lines.push(w.line(m.adapter));
+    if (method.kv_cache) lines.push(w.line(m.cache));
+    if (m.margin.v.n !== 0n) lines.push(w.line(m.margin));
+    lines.push(w.line(m.overhead), w.line(m.total));
+    var layered = c.model.shape !== "reference", needs = {};
+    var needOn = function (cards) { if (!layered) return m.total; if (!needs[cards]) needs[cards] = need(data, c, cards).total; return needs[cards]; };
+    var allowed = data.offers.filter(function (o) { return allows(o, method); });
+    var offers = [], chosen = null;
+    allowed.forEach(function (o) {
+      var held = needOn(o.count);
+      if (cmp(held.v, mul(dec(o.memory), int(o.count))) > 0) return;
+      var room = headroom(o, held), price = orderPrice(data, o), top = ceiling(c, o);
+      var limit = dec(o.count === 1 ? data.market.tight_single : data.market.tight_per_card);
+      var row = { key: o.count + "x-" + o.card, config: w.config(o), per_card: w.figure(perCardFigure(held, o.count)),
+        headroom: w.figure(room), headroom_explain: w.explain(room), price: w.figure(price, true),
+        price_explain: w.explain(price), ceiling: top ? w.figure(top) : "", ceiling_explain: top ? w.explain(top) : "",
+        tight: cmp(room.v, limit) < 0 };
+      if (!chosen) chosen = { config: row.config, price: w.figure(price), tight: row.tight };
+      offers.push(row);
+    });
+    return { lines: lines, per_token: (function () { var t = perToken(c); return t ? w.line(t) : null; })(),
+      offers: offers, choice: chosen || nodesNeeded(data, w, allowed, needOn) };
+  }
+  function nodesNeeded(data, w, allowed, needOn) {
+    var n = data.market.node_cards, largest = null;
+    allowed.forEach(function (o) {
+      if (o.count !== n) return;
+      if (!largest || cmp(dec(o.memory), dec(largest.memory)) > 0 || (cmp(dec(o.memory), dec(largest.memory)) === 0 && o.card > largest.card)) largest = o;
+    });
+    var nodes = "—";
+    if (largest) {
+      var held = needOn(n);
+      var node = product([given(n, "cards", "count"), given(dec(largest.memory), "GB", "memory", "card memory")], "GB", "memory", "node memory");
+      nodes = w.figure(F(ceil(div(held.v, node.v)), "nodes", "count", "nodes", "⌈÷⌉", [held, node]));
+    }
+    return { nodes: nodes, sales: w.ui("talk to sales") };
+  }
+
+  // -- the answer as markup (vramsite/render/calculator.py answer_html writes the same) --
+  function e(text) {
+    return String(text).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&#34;").replace(/'/g, "&#39;");
+  }
+  function answerHtml(result, data) {
+    var ui = data.ui, out = [], rows = result.lines.concat(result.per_token ? [result.per_token] : []);
+    out.push('<dl class="calc-lines">');
+    rows.forEach(function (line, i) {
+      out.push('<div class="calc-line' + (i === result.lines.length - 1 ? " calc-total" : "") + '"><dt>' + e(line.label) + "</dt><dd>" + e(line.value) + "</dd></div>");
+    });
+    out.push("</dl>");
+    var choice = result.choice, offers = result.offers;
+    if (choice.nodes !== undefined) {
+      out.push('<p class="calc-choice">' + e(ui["Nothing fits: it takes {nodes}; talk to sales."].replace("{nodes}", choice.nodes)) + "</p>");
+    } else {
+      out.push('<p class="calc-choice"><strong>' + e(data.rule) + "</strong> " + e(ui["{choice}, {price}"].replace("{choice}", choice.config).replace("{price}", choice.price)) +
+        (choice.tight ? ' <span class="flag">' + e(ui.tight) + "</span>" : "") + "</p>");
+    }
+    var steps = rows.map(function (l) { return l.explain; }).filter(Boolean);
+    if (offers.length) ["headroom_explain", "price_explain", "ceiling_explain"].forEach(function (k) { if (offers[0][k]) steps.push(offers[0][k]); });
+    out.push('<details class="calc-arith"><summary>' + e(ui.Arithmetic) + "</summary><ul>");
+    steps.forEach(function (step) { out.push("<li>" + e(step) + "</li>"); });
+    out.push("</ul></details>");
+    if (offers.length) {
+      var ceilings = offers.some(function (o) { return o.ceiling; });
+      var heads = ["Configuration", "Per card", "Headroom per card", "Price"].concat(ceilings ? ["Decode ceiling"] : []);
+      out.push('<div class="calc-offers"><table><caption>' + e(ui["Cards that fit"]) + "</caption><thead><tr>");
+      heads.forEach(function (h) { out.push('<th scope="col">' + e(ui[h]) + "</th>"); });
+      out.push("</tr></thead><tbody>");
+      offers.forEach(function (o) {
+        var flag = o.tight ? ' <span class="flag">' + e(ui.tight) + "</span>" : "";
+        out.push("<tr>" + '<th scope="row">' + e(o.config) + "</th>" + "<td>" + e(o.per_card) + "</td>" +
+          '<td title="' + e(o.headroom_explain) + '">' + e(o.headroom) + flag + "</td>" +
+          '<td title="' + e(o.price_explain) + '">' + e(o.price) + "</td>" +
+          (ceilings ? '<td title="' + e(o.ceiling_explain) + '">' + e(o.ceiling) + "</td>" : "") + "</tr>");
+      });
+      out.push("</tbody></table></div>");
+    }
+    return out.join("");
+  }
+  function summary(result, data) {
+    var total = result.lines[result.lines.length - 1].value, c = result.choice, ui = data.ui;
+    if (c.nodes !== undefined) return ui["Needs {total}. Nothing fits."].replace("{total}", total);
+    return ui["Needs {total}. {rule}: {choice}, {price}."].replace("{total}", total).replace("{rule}", data.rule)
+      .replace("{choice}", c.config).replace("{price}", c.price);
+  }
+
+  // -- what the reader typed ---------------------------------------------------------
+  var LIMITS = { params: 100000, layers: 1000, kv_heads: 1024, head_dim: 8192, context: 100000000, batch: 100000 };
+  // Which fields a state reads: the custom shape only for a custom model, context and batch only where
+  // the site and the method count a KV cache.
+  function fieldsOf(data, raw) {
+    var method = raw.method === "inference" ? data.inference[raw.precision] : findById(data.methods, raw.method);
+    var kv = data.kv_precisions.length > 0 && (!method || method.kv_cache);
+    var custom = raw.model === "custom";
+    return { params: custom, layers: custom && kv, kv_heads: custom && kv, head_dim: custom && kv, context: kv, batch: kv,
+      precision: raw.method === "inference", kv_precision: kv };
+  }
+  function numberError(w, text, whole, max, tooLong) {
+    var s = String(text == null ? "" : text).trim();
+    if (s === "") return w.ui("Enter a number.");
+    if (/^-\d*\.?\d+$/.test(s)) return w.ui("Enter a number above zero.");
+    if (!/^\d*\.?\d+$/.test(s)) return w.ui("Enter a number.");
+    if (whole && !/^\d+$/.test(s)) return w.ui("Enter a whole number.");
+    var v = dec(s);
+    if (v.n === 0n) return w.ui("Enter a number above zero.");
+    if (cmp(v, int(max)) > 0) return (tooLong || w.ui("At most {max}.")).replace("{max}", w.number(given(max)));
+    return null;
+  }
+  // raw: the form's text by field name -> {state, errors}; a state is only given where nothing is wrong.
+  function check(data, raw) {
+    var w = new Words(data), on = fieldsOf(data, raw), errors = {}, state = {};
+    var model = raw.model === "custom" ? null : findById(data.models, raw.model);
+    state.model = raw.model === "custom" || model ? raw.model : data.defaults.model;
+    state.method = raw.method === "inference" || findById(data.methods, raw.method) ? raw.method : data.defaults.method;
+    state.precision = data.inference[raw.precision] ? raw.precision : data.defaults.precision;
+    state.kv_precision = findById(data.kv_precisions, raw.kv_precision) ? raw.kv_precision : data.defaults.kv_precision;
+    if (!model && state.model !== "custom") model = findById(data.models, state.model);
+    var whole = { layers: true, kv_heads: true, head_dim: true, context: true, batch: true, params: false };
+    Object.keys(LIMITS).forEach(function (name) {
+      if (!on[name]) return;
+      var max = LIMITS[name], tooLong = null;
+      if (name === "context" && model && model.max_context) { max = model.max_context; tooLong = w.ui("The model reads at most {max} tokens."); }
+      var problem = numberError(w, raw[name], whole[name], max, tooLong);
+      if (problem) errors[name] = problem;
+      else state[name] = whole[name] ? Number(String(raw[name]).trim()) : String(raw[name]).trim();
+    });
+    return { state: Object.keys(errors).length ? null : state, errors: errors, fields: on };
+  }
+
+  // -- the page ------------------------------------------------------------------
+  var FIELDS = ["model", "method", "precision", "kv_precision", "context", "batch", "params", "layers", "kv_heads", "head_dim"];
+  function init(root) {
+    var data = JSON.parse(root.querySelector("script[type='application/json']").textContent);
+    var form = root.querySelector("form"), out = root.querySelector(".calc-out"), status = root.querySelector(".calc-status"), link = root.querySelector(".calc-link");
+    var query = new URLSearchParams(window.location.search);
+    FIELDS.forEach(function (name) { if (query.has(name) && form.elements[name]) form.elements[name].value = query.get(name); });
+    var shown = out.innerHTML;
+    function update(byReader) {
+      var raw = {};
+      FIELDS.forEach(function (name) { if (form.elements[name]) raw[name] = form.elements[name].value; });
+      var result = check(data, raw);
+      FIELDS.forEach(function (name) {
+        var box = root.querySelector("[data-field='" + name + "']"), input = form.elements[name];
+        if (!box || !input) return;
+        box.hidden = !(result.fields[name] === undefined || result.fields[name]);
+        var message = result.errors[name] || "", slot = box.querySelector(".calc-error");
+        slot.textContent = message;
+        if (message) input.setAttribute("aria-invalid", "true"); else input.removeAttribute("aria-invalid");
+      });
+      var html, said;
+      if (result.state) {
+        var found = answer(data, result.state);
+        html = answerHtml(found, data);
+        said = summary(found, data);
+      } else {
+        html = '<p class="calc-note">' + e(data.ui["Correct the marked fields to see the answer."]) + "</p>";
+        said = data.ui["Correct the marked fields to see the answer."];
+      }
+      if (html !== shown) { out.innerHTML = html; shown = html; }
+      var params = new URLSearchParams();
+      FIELDS.forEach(function (name) { if (raw[name] !== undefined && (result.fields[name] === undefined || result.fields[name])) params.set(name, raw[name]); });
+      link.href = "?" + params.toString() + "#calculator";
+      if (byReader) {
+        status.textContent = said;
+        window.history.replaceState(null, "", "?" + params.toString() + window.location.hash);
+      }
+    }
+    form.addEventListener("input", function () { update(true); });
+    form.addEventListener("change", function () { update(true); });
+    form.addEventListener("submit", function (event) { event.preventDefault(); update(true); });
+    update(false);
+  }
+
+  return { answer: answer, answerHtml: answerHtml, check: check, summary: summary, init: init, dec: dec };
+})();
+if (typeof module !== "undefined" && module.exports) module.exports = VramCalculator;
+else document.querySelectorAll("[data-calc]").forEach(VramCalculator.init);

@@ -1,0 +1,136 @@
+"""The in-page calculator cannot disagree with the tables: templates/static/calculator.js, run in Node,
+against every cell of every table both sites publish that it shows too, and against the build's own
+answer (vramsite/render/calculator.py) for those cases and a few thousand random ones, in every language.
+Every string is compared exactly: values, units, rounding, grouping, the arithmetic, the markup.
+"""
+
+from __future__ import annotations
+
+import gzip
+from collections import Counter
+from decimal import Decimal
+
+import pytest
+
+from calculator_support import NODE, SCRIPT, SITES, SiteCalculator, pick, run_node, state_of
+from vramsite.render.calculator import CUSTOM, INFERENCE, Case, Custom
+
+pytestmark = pytest.mark.skipif(NODE is None, reason="Node.js is not installed (.ci/run installs it)")
+
+RANDOM_CASES = 1000
+"""Per site and language."""
+
+
+@pytest.fixture(scope="module", params=sorted(SITES))
+def site(request):
+    return SiteCalculator(request.param)
+
+
+def _locales(site):
+    return [(locale, site.data(locale)) for locale in site.locales()]
+
+
+def test_every_table_cell_the_calculator_shows_reads_the_same_in_the_script(site):
+    for locale, data in _locales(site):
+        expected = site.expectations(locale)
+        # Each kind of table the calculator covers gives cells: a mapping gone wrong would give none.
+        kinds = Counter(e.path[0] for e in expected)
+        assert kinds["line"] and kinds["choice"], kinds
+        if site.name == "default":
+            assert kinds["per_token"] and kinds["offer"], kinds
+        answers = run_node(data, [state_of(e.case) for e in expected])
+        wrong = [f"{e.where} {e.path}: table {e.text!r}, calculator {pick(found, e.path)!r}"
+                 for e, found in zip(expected, answers) if pick(found, e.path) != e.text]
+        assert not wrong, f"{len(wrong)} of {len(expected)} cells differ ({locale.segment}):\n" + "\n".join(wrong[:20])
+
+
+def test_the_script_answers_as_the_build_does_for_every_table_case_and_random_ones(site):
+    for index, (locale, data) in enumerate(_locales(site)):
+        cases = list(dict.fromkeys(e.case for e in site.expectations(locale)))
+        cases += site.random_cases(RANDOM_CASES, seed=1000 + index)
+        scripted = run_node(data, [state_of(case) for case in cases])
+        wrong = [(case, found) for case, found in zip(cases, scripted) if found != site.answer(locale, case)]
+        assert not wrong, f"{len(wrong)} of {len(cases)} answers differ ({locale.segment}), first: {wrong[0][0]}\n" \
+                          f"script: {wrong[0][1]}\nbuild:  {site.answer(locale, wrong[0][0])}"
+
+
+def test_the_answer_markup_is_the_builds_character_for_character(site):
+    for index, (locale, data) in enumerate(_locales(site)):
+        cases = site.random_cases(150, seed=7 + index)
+        scripted = run_node(data, [state_of(case) for case in cases], what="html")
+        for case, html in zip(cases, scripted):
+            assert html == site.html(locale, case, data), case
+
+
+def test_nothing_fits_gives_the_nodes_it_would_take(site):
+    """A need past every offer: the answer names the nodes (or none) and 'talk to sales', never a blank."""
+    locale = site.locales()[0]
+    data = site.data(locale)
+    case = Case(CUSTOM, INFERENCE, data["precisions"][0]["id"], data["defaults"]["kv_precision"],
+                data["defaults"]["context"], data["defaults"]["batch"],
+                Custom(Decimal(50000), *((80, 8, 128) if data["kv_precisions"] else ())))
+    [found] = run_node(data, [state_of(case)])
+    assert found == site.answer(locale, case)
+    assert found["offers"] == [] and found["choice"]["nodes"] not in ("", None)
+    assert found["choice"]["sales"] == site.catalog(locale).gettext("talk to sales")
+
+
+BAD_INPUT = [
+    ("context", "", "Enter a number."),
+    ("context", "-5", "Enter a number above zero."),
+    ("context", "0", "Enter a number above zero."),
+    ("context", "12.5", "Enter a whole number."),
+    ("context", "abc", "Enter a number."),
+    ("context", "1e9", "Enter a number."),
+    ("context", "NaN", "Enter a number."),
+    ("batch", "99999999999999999999999", "At most {max}."),
+    ("params", "", "Enter a number."),
+    ("params", "-1", "Enter a number above zero."),
+    ("params", "7,5", "Enter a number."),
+    ("layers", "2.5", "Enter a whole number."),
+]
+
+
+def test_bad_input_gets_a_message_beside_its_field_never_an_answer():
+    site = SiteCalculator("default")
+    for locale, data in _locales(site):
+        base = {"model": CUSTOM, "method": INFERENCE, "precision": data["defaults"]["precision"],
+                "kv_precision": data["defaults"]["kv_precision"], "context": "8192", "batch": "1",
+                "params": "7", "layers": "32", "kv_heads": "8", "head_dim": "128"}
+        states = [{**base, field: value} for field, value, _ in BAD_INPUT]
+        for (field, value, msgid), checked in zip(BAD_INPUT, run_node(data, states, what="check")):
+            message = data["ui"][msgid].replace("{max}", "100,000")
+            assert checked["errors"] == {field: message}, (field, value, checked)
+            assert checked["state"] is None
+
+
+def test_a_context_past_the_models_longest_is_refused_with_that_length():
+    site = SiteCalculator("default")
+    locale = site.locales()[1]
+    data = site.data(locale)
+    model = site.build.data.catalogue[0]
+    state = {"model": model.id, "method": INFERENCE, "precision": data["defaults"]["precision"],
+             "kv_precision": data["defaults"]["kv_precision"], "context": str(model.max_context + 1), "batch": "1"}
+    ok = {**state, "context": str(model.max_context)}
+    refused, accepted = run_node(data, [state, ok], what="check")
+    longest = site.fmt(locale).number(model.max_context)
+    assert refused["errors"] == {"context": data["ui"]["The model reads at most {max} tokens."].replace("{max}", longest)}
+    assert accepted["errors"] == {} and accepted["state"]["context"] == model.max_context
+
+
+def test_fields_a_case_does_not_read_are_not_checked():
+    """The quick site counts no KV cache: no context or batch to get wrong; a known model needs no shape."""
+    site = SiteCalculator("quick")
+    data = site.data(site.locales()[0])
+    state = {"model": data["models"][0]["id"], "method": INFERENCE, "precision": data["defaults"]["precision"],
+             "kv_precision": None, "context": "nonsense", "batch": "", "params": "", "layers": "x"}
+    [checked] = run_node(data, [state], what="check")
+    assert checked["errors"] == {} and checked["state"] is not None
+    assert not checked["fields"]["context"] and not checked["fields"]["params"]
+
+
+def test_the_script_is_small():
+    script = SCRIPT.read_bytes()
+    style = SCRIPT.with_name("calculator.css").read_bytes()
+    assert len(gzip.compress(script, 9)) + len(gzip.compress(style, 9)) <= 15 * 1024
+    assert b"http" not in script, "the script names no other host"

@@ -1,0 +1,186 @@
+"""The in-page calculator in headless Chromium, as a reader uses it: the page's own script and data give
+the build's answers for every table case and random ones, the page opens on the build's answer without
+moving, typing updates the answer and the link, bad input is named beside its field, nothing is fetched
+from another host, and without JavaScript the page is the page it was.
+
+Chromium and chromedriver come from the system, as for tests/test_browser.py; skipped, saying why, where
+they are absent.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import json
+import shutil
+import threading
+from urllib.parse import urlparse
+
+import pytest
+
+from calculator_support import SITES, SiteCalculator, state_of
+from site_support import write_files
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+CHROMEDRIVER = shutil.which("chromedriver")
+
+pytestmark = pytest.mark.skipif(
+    CHROMIUM is None or CHROMEDRIVER is None,
+    reason="Chromium or chromedriver is not installed (apt-get install chromium chromium-driver; .ci/run does)",
+)
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="module", params=sorted(SITES))
+def served(request, tmp_path_factory):
+    site = SiteCalculator(request.param)
+    out = tmp_path_factory.mktemp(f"calculator-{request.param}")
+    write_files(site.build.render(), out)
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(out)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield site, out, f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+
+
+def _driver(javascript: bool = True):
+    webdriver = pytest.importorskip("selenium.webdriver")
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                 "--disable-background-networking", "--no-first-run", "--window-size=1280,1200"):
+        options.add_argument(flag)
+    if not javascript:
+        options.add_experimental_option("prefs", {"profile.managed_default_content_settings.javascript": 2})
+    return webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    driver = _driver()
+    yield driver
+    driver.quit()
+
+
+def _guide_page(site) -> str:
+    return "vram.html"
+
+
+def _page_data(browser) -> dict:
+    return json.loads(browser.execute_script(
+        "return document.querySelector('[data-calc] script[type=\"application/json\"]').textContent"))
+
+
+def test_calculator_in_chromium_answers_as_the_build_for_every_table_case(served, browser):
+    site, _, base = served
+    for index, locale in enumerate(site.locales()):
+        browser.get(f"{base}/{locale.segment}/{_guide_page(site)}")
+        data = _page_data(browser)
+        cases = list(dict.fromkeys(e.case for e in site.expectations(locale)))
+        cases += site.random_cases(200, seed=50 + index)
+        scripted = json.loads(browser.execute_script(
+            "return JSON.stringify(arguments[0].map(s => VramCalculator.answer(arguments[1], s)))",
+            [state_of(case) for case in cases], data))
+        wrong = [case for case, found in zip(cases, scripted) if found != site.answer(locale, case)]
+        assert not wrong, f"{len(wrong)} of {len(cases)} differ in Chromium ({locale.segment}); first {wrong[0]}"
+
+
+def test_the_page_opens_on_the_builds_answer_and_nothing_moves(served, browser):
+    site, out, base = served
+    for locale in site.locales():
+        page = f"{locale.segment}/{_guide_page(site)}"
+        built = (out / page).read_text(encoding="utf-8")
+        browser.get(f"{base}/{page}")
+        shift = browser.execute_async_script("""
+            const done = arguments[arguments.length - 1]; let total = 0;
+            new PerformanceObserver(list => { for (const e of list.getEntries()) total += e.value; })
+              .observe({type: "layout-shift", buffered: true});
+            setTimeout(() => done(total), 400);""")
+        assert shift == 0
+        shown = browser.execute_script("return document.querySelector('.calc-out').innerHTML")
+        assert f'<div class="calc-out">{shown}</div>' in built.replace("&#34;", '"').replace("&#39;", "'")
+        assert browser.find_element("css selector", "section.calc").is_displayed()
+
+
+def _type(browser, name: str, text: str) -> None:
+    from selenium.webdriver.common.keys import Keys
+
+    field = browser.find_element("name", name)
+    field.send_keys(Keys.CONTROL, "a")
+    field.send_keys(Keys.BACKSPACE)
+    field.send_keys(text)
+
+
+def _answer_text(browser) -> str:
+    return browser.find_element("css selector", ".calc-out").get_attribute("textContent")
+
+
+def test_a_reader_changes_the_case_and_the_link_gives_it_back(served, browser):
+    site, _, base = served
+    from selenium.webdriver.support.ui import Select
+
+    locale = site.locales()[-1]
+    browser.get(f"{base}/{locale.segment}/{_guide_page(site)}")
+    before = _answer_text(browser)
+    data = _page_data(browser)
+    Select(browser.find_element("name", "model")).select_by_value(data["models"][-1]["id"])
+    Select(browser.find_element("name", "precision")).select_by_index(len(data["precisions"]) - 1)
+    if data["kv_precisions"]:
+        _type(browser, "batch", "3")
+    after = _answer_text(browser)
+    assert after != before
+    assert browser.find_element("css selector", ".calc-status").text  # announced
+    query = urlparse(browser.current_url).query
+    assert f"model={data['models'][-1]['id']}" in query
+    browser.get(browser.current_url)
+    assert _answer_text(browser) == after
+
+
+def test_bad_input_is_named_beside_its_field(served, browser):
+    site, _, base = served
+    from selenium.webdriver.support.ui import Select
+
+    locale = site.locales()[0]
+    browser.get(f"{base}/{locale.segment}/{_guide_page(site)}")
+    data = _page_data(browser)
+    Select(browser.find_element("name", "model")).select_by_value("custom")
+    _type(browser, "params", "-3")
+    error = browser.find_element("id", "calc-params-error")
+    assert error.text == data["ui"]["Enter a number above zero."]
+    assert browser.find_element("name", "params").get_attribute("aria-invalid") == "true"
+    text = browser.find_element("css selector", "section.calc").text
+    assert data["ui"]["Correct the marked fields to see the answer."] in text
+    assert "NaN" not in text and "undefined" not in text
+    _type(browser, "params", "13")
+    if data["kv_precisions"]:
+        for name, value in (("layers", "40"), ("kv_heads", "8"), ("head_dim", "128")):
+            _type(browser, name, value)
+    assert error.text == ""
+    assert browser.find_elements("css selector", ".calc-out .calc-lines")
+
+
+def test_nothing_is_fetched_from_another_host(served, browser):
+    site, _, base = served
+    browser.get(f"{base}/{site.locales()[0].segment}/{_guide_page(site)}")
+    hosts = browser.execute_script(
+        "return performance.getEntriesByType('resource').map(e => new URL(e.name).host)")
+    assert hosts and set(hosts) == {urlparse(base).netloc}
+
+
+def test_without_javascript_the_page_is_the_page_it_was(served):
+    site, out, base = served
+    page = f"{site.locales()[0].segment}/{_guide_page(site)}"
+    driver = _driver(javascript=False)
+    try:
+        driver.get(f"{base}/{page}")
+        assert not driver.find_element("css selector", "section.calc").is_displayed()
+        assert driver.find_element("css selector", "main").is_displayed()
+    finally:
+        driver.quit()
+    twin = (out / (page + ".md")).read_text(encoding="utf-8")
+    assert "calc" not in twin and "<script" not in twin
