@@ -1,8 +1,9 @@
-"""What readers see, in headless Chromium: phones, print, dark mode, figures' derivations.
+"""What readers see: the contents list and the home page's links (from the built pages), and, in headless
+Chromium, phones, print, dark mode and figures' derivations.
 
-Uses the browser and the served sites of test_browser.py (and is skipped, saying why, where Chromium or
-chromedriver is absent). Each test looks at one page of every page type of both sites, in both languages,
-except the sideways-scroll check, which opens every page.
+The browser tests use the browser and the served sites of test_browser.py (and are skipped, saying why,
+where Chromium or chromedriver is absent). Each looks at one page of every page type of both sites, in both
+languages, except the sideways-scroll check, which opens every page.
 """
 
 from __future__ import annotations
@@ -11,8 +12,13 @@ import re
 
 import pytest
 
-from test_browser import _pages, browser, pytestmark, served  # noqa: F401 - fixtures and the skip mark
+from site_support import XHTML, find_all, parse_html, site_pages, text_of
+from test_browser import SITES, _pages, browser, pytestmark, served  # noqa: F401 - fixtures and the skip mark
+from vramsite.publish.site import SiteBuild
 from vramsite.render.charts import contrast
+
+needs_browser = pytestmark
+pytestmark = []
 
 PHONE = 360
 A4_CONTENT_PX = round((210 - 2 * 12) / 25.4 * 96)
@@ -32,6 +38,44 @@ def page_types(out) -> list[str]:
     return chosen
 
 
+@pytest.fixture(scope="module", params=sorted(SITES))
+def pages(request) -> dict[str, object]:
+    """Each HTML page of a site, parsed."""
+    return {path: parse_html(content) for path, content in site_pages(SiteBuild(SITES[request.param]).render()).items()}
+
+
+def _contents(tree):
+    return next((nav for nav in find_all(tree, "nav") if nav.get("class") == "contents"), None)
+
+
+def test_long_pages_list_their_sections_in_their_own_language(pages):
+    listed = 0
+    for path, tree in pages.items():
+        sections = [(h2.get("id"), text_of(h2)) for h2 in find_all(tree, "h2") if h2.get("id")]
+        contents = _contents(tree)
+        if len(sections) < 4:
+            assert contents is None, f"{path}: a contents list for {len(sections)} sections"
+            continue
+        assert contents is not None, f"{path}: {len(sections)} sections and no contents list"
+        links = [(a.get("href"), text_of(a)) for a in contents.iter(f"{XHTML}a")]
+        assert links == [(f"#{id_}", text) for id_, text in sections], path
+        title = text_of(contents.find(f"{XHTML}p"))
+        assert title == {"zh-cn": "本页内容", "en": "On this page"}[path.split("/")[0]], path
+        listed += 1
+    assert listed >= 2, "the guide and the real models' pages have enough sections for a list"
+
+
+def test_each_home_page_links_every_part_of_its_site(pages):
+    for path, tree in pages.items():
+        if path.count("/") != 1 or not path.endswith("/index.html"):
+            continue
+        nav = next(nav for nav in find_all(tree, "nav") if nav.get("class") == "site-nav")
+        parts = {a.get("href") for a in nav.iter(f"{XHTML}a")}
+        article = next(find_all(tree, "article"))
+        linked = {a.get("href") for a in article.iter(f"{XHTML}a")}
+        assert parts and parts <= linked, f"{path}: the body does not link {sorted(parts - linked)}"
+
+
 @pytest.fixture
 def media(browser):  # noqa: F811 - the fixture of test_browser.py
     """Set the window's width and the emulated media; both are restored afterwards."""
@@ -45,6 +89,7 @@ def media(browser):  # noqa: F811 - the fixture of test_browser.py
     browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "", "features": []})
 
 
+@needs_browser
 def test_no_page_scrolls_sideways_on_a_phone(served, browser, media):  # noqa: F811
     out, base = served
     media(PHONE)
@@ -87,6 +132,7 @@ return [frames.length, frames.filter(f => f.scrollWidth > f.clientWidth).length,
 """
 
 
+@needs_browser
 def test_row_labels_stay_in_view_while_a_table_scrolls_on_a_phone(served, browser, media):  # noqa: F811
     out, base = served
     media(PHONE)
@@ -100,6 +146,7 @@ def test_row_labels_stay_in_view_while_a_table_scrolls_on_a_phone(served, browse
     assert not problems, "\n".join(problems[:40])
 
 
+@needs_browser
 def test_printed_pages_fit_a4_without_navigation(served, browser, media):  # noqa: F811
     out, base = served
     media(A4_CONTENT_PX, "print")
@@ -142,6 +189,7 @@ return [...document.querySelectorAll('.chart svg')].map(svg => {
 """
 
 
+@needs_browser
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_charts_follow_the_colour_scheme_and_stay_readable(served, browser, media, scheme):  # noqa: F811
     out, base = served
@@ -168,7 +216,11 @@ def test_charts_follow_the_colour_scheme_and_stay_readable(served, browser, medi
     assert not problems, "\n".join(problems[:40])
 
 
+@needs_browser
 def test_a_figures_derivation_shows_on_tap_and_keyboard_focus(served, browser, media):  # noqa: F811
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.keys import Keys
+
     _, base = served
     media(PHONE)
     browser.get(f"{base}/en/index.html")
@@ -180,7 +232,13 @@ def test_a_figures_derivation_shows_on_tap_and_keyboard_focus(served, browser, m
     browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", figure)
     hidden = browser.execute_script("return getComputedStyle(arguments[0], '::after').content", figure)
     assert hidden in ("none", "normal"), "the derivation is hidden until asked for"
-    assert figure.get_attribute("tabindex") == "0", "Tab reaches the figure"
+    browser.execute_script(
+        "const all = [...document.querySelectorAll('a[href], [tabindex=\"0\"]')];"
+        "all[all.indexOf(arguments[0]) - 1].focus();", figure)
+    ActionChains(browser).send_keys(Keys.TAB).perform()
+    assert browser.execute_script("return document.activeElement === arguments[0]", figure), "Tab reaches the figure"
+    assert "fixed" == browser.execute_script("return getComputedStyle(arguments[0], '::after').position", figure)
+    browser.execute_script("document.activeElement.blur()")
     figure.click()
     shown = browser.execute_script(
         "const after = getComputedStyle(arguments[0], '::after');"
