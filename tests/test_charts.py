@@ -151,7 +151,7 @@ def test_kv_context_has_a_line_per_model_on_a_log_2_axis(built):
         assert max(steps) - min(steps) < 0.3  # each doubling of the context is one step
         for (tokens, (_, y)) in zip(contexts, points):  # one linear GB scale for every line
             rises.append((float(model.kv(context=tokens).value), points_bottom - y))
-        end = next(text for text in group.iter(f"{SVG}text") if text.get("class") == "end")
+        end = next(text for text in group.iter(f"{SVG}text") if "end" in text.get("class", "").split())
         assert end.text == f"{model.name}: {fmt.figure(model.kv(context=contexts[-1]))}"
     scale = max(rise for _, rise in rises) / max(value for value, _ in rises)
     assert all(rise == pytest.approx(value * scale, abs=0.15) for value, rise in rises)
@@ -328,7 +328,8 @@ def test_kv_context_labels_contexts_and_models_from_the_context_table(built):
 
     root = _drawn(build, "kv_context", context=changed)
     assert "the longest" in _texts(root) and "as assumed" in _texts(root)
-    end = next(text for text in root.iter(f"{SVG}text") if text.get("class") == "end" and "Seventy" in text.text)
+    end = next(text for text in root.iter(f"{SVG}text")
+               if "end" in text.get("class", "").split() and "Seventy" in text.text)
     assert end.text.startswith("Seventy: ")
     desc = root.find(f"{SVG}desc").text
     assert "to the longest tokens" in desc and "as assumed" in desc

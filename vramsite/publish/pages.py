@@ -17,7 +17,7 @@ from ..errors import InputError, Problem
 from ..layout import SiteLayout
 from ..load.pages import PAGES_FILE, PageSpec
 from ..render.content import html_meta, layout_problem, page_meta, read_content, render_content
-from ..render.markdown import section_pairs, strip_heading_ids
+from ..render.markdown import section_headings, section_pairs, strip_heading_ids
 from ..render.scope import HTML, MD, Scope, ScopeServices
 from ..render.services import Events, PageFacts
 from . import discovery
@@ -115,7 +115,8 @@ class PageRenderer:
         body_html = markdown.renderer.render(tokens, markdown.options, {})
         info = {"key": page.id, "title": meta["title"], "description": meta["description"],
                 "lead": meta.get("lead", ""), "jsonld": discovery.faq_jsonld(section_pairs(tokens, "faq"))}
-        html = self._layout(page.template, html_scope, page={**info, **html_meta(meta, markdown)},
+        contents = [{"id": id_, "text": text} for id_, text in section_headings(tokens)]
+        html = self._layout(page.template, html_scope, page={**info, **html_meta(meta, markdown), "contents": contents},
                             body=Markup(body_html))
         twin = self._layout("page.md", md_scope, page=info, body=Markup(body_md))
         return RenderedPage(page.id, locale, info["title"], info["description"], html, twin)

@@ -1,8 +1,9 @@
 """Inline pieces (tables' cells, content's figures) as HTML or as Markdown.
 
 One renderer per page, language and format. In HTML a figure with a formula
-carries it in a ``title`` ("2 × 80 layers × … = 2.7 GB"); in Markdown the
-figure is plain text. Both return ``Markup``: text from data is escaped here,
+carries it in a ``title`` ("2 × 80 layers × … = 2.7 GB") and takes focus, so
+that the stylesheet can show the derivation to a tap or the keyboard as well as
+to a mouse; in Markdown the figure is plain text. Both return ``Markup``: text from data is escaped here,
 once, and never again. A third mode, ``TEXT``, returns plain ``str`` with
 nothing escaped, for text that is escaped where it is placed (a chart's SVG).
 
@@ -124,7 +125,7 @@ class InlineRenderer:
         # Plain concatenation of escaped parts: Markup.format is the slowest step of a large table.
         if not derivation:
             return Markup(f'<span class="fig">{shown}</span>')
-        return Markup(f'<span class="fig" title="{html_text(derivation)}">{shown}</span>')
+        return Markup(f'<span class="fig" tabindex="0" title="{html_text(derivation)}">{shown}</span>')
 
     def message(self, msgid: str, **args) -> Markup:
         """A translated UI string with its placeholders filled (and escaped) piece by piece."""

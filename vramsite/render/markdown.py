@@ -51,6 +51,13 @@ def strip_heading_ids(text: str) -> str:
     )
 
 
+def section_headings(tokens: list[Token]) -> list[tuple[str, str]]:
+    """(id, text) of each ## heading that has an id, in page order: a page's contents list."""
+    return [(token.attrGet("id"), plain_text(tokens[index + 1]).strip())
+            for index, token in enumerate(tokens[:-1])
+            if token.type == "heading_open" and token.tag == "h2" and token.attrGet("id")]
+
+
 def section_pairs(tokens: list[Token], section_id: str) -> list[tuple[str, str]]:
     """(heading, text) for each ### heading of the ## section whose id is ``section_id``, as plain text.
 

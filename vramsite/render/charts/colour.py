@@ -8,6 +8,16 @@ SERIES = ("#0b5fa5", "#b3430a", "#0a7a55", "#8e2c6f", "#1d2330", "#6d28d9", "#a1
 DASHES = ("", "7 3", "2 3", "9 3 2 3", "4 2", "1 2", "12 4", "5 2 1 2")
 HEAT = ("#eef4fb", "#c9def3", "#97bde6", "#2c69b0", "#174b8f", "#0c2c5c")
 """The heat map's price classes, cheapest first; text on each takes ink or white, whichever contrasts more."""
+ROLES = {**{colour: f"s{index}" for index, colour in enumerate(SERIES)}, INK: "ink", MUTED: "muted", GRID: "grid",
+         PAPER: "paper"}
+"""The role of each colour of the chart's own palette, as a class (``fill-ink``, ``stroke-s1``): the page's
+stylesheet repaints the roles in its colour scheme, while a chart file on its own keeps the colours written.
+The heat map's classes and the text on them have no role: they read the same in every scheme."""
+
+
+def paint_classes(**paints: str | None) -> list[str]:
+    """``fill``/``stroke`` colours as their role classes; colours without a role have none."""
+    return [f"{prop}-{ROLES[colour]}" for prop, colour in paints.items() if colour in ROLES]
 
 
 def luminance(colour: str) -> float:

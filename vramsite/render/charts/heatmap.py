@@ -11,7 +11,7 @@ from ...calc.figure import PRICE, given
 from .colour import GRID, INK, MUTED, PAPER, class_colours, text_on
 from .names import chart_title
 from .reading import language, words
-from .svg import PAD, Canvas, document, middle, n
+from .svg import PAD, Canvas, attrs, document, middle, n
 from .text import FONT, LINE, sentences, text_width, wrap
 
 HEAT_STEPS = (1, 3)
@@ -72,8 +72,8 @@ def lookup_heatmap_chart(table, fmt, chart_id: str, *, standalone: bool = False)
     y += depth * LINE + 6
     hatch = f"{chart_id}-hatch"
     defs = (f'<pattern id="{hatch}" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">'
-            f'<rect width="6" height="6" fill="{PAPER}"/><line x1="0" y1="0" x2="0" y2="6" stroke="{GRID}"'
-            f' stroke-width="3"/></pattern>')
+            f'<rect width="6" height="6"{attrs(fill=PAPER)}/><line x1="0" y1="0" x2="0" y2="6"'
+            f'{attrs(stroke=GRID, stroke_width="3")}/></pattern>')
     for row_index, row in enumerate(rows):
         top = y + row_index * (cell_height + gap)
         canvas.text(left - 8, middle(top + cell_height / 2), names[row.key], anchor="end", weight="600")
@@ -84,11 +84,13 @@ def lookup_heatmap_chart(table, fmt, chart_id: str, *, standalone: bool = False)
             if key in priced:
                 fill = fill_of(priced[key].price.value)
                 ink = text_on(fill)
+                paint = f' fill="{ink}"'  # fixed, as the cell's fill: no role, the same in every scheme
                 shape = canvas.rect(x, top, cell_width, cell_height, fill=fill, rx="3")
                 kind = "cell"
                 extra = f' data-gpu="{escape(priced[key].gpu.id)}" data-fill="{fill}" data-ink="{ink}"'
             else:
                 ink = INK
+                paint = attrs(fill=ink)
                 shape = canvas.rect(x + 0.75, top + 0.75, cell_width - 1.5, cell_height - 1.5, fill=f"url(#{hatch})",
                                     stroke=MUTED, stroke_width="1.5", stroke_dasharray="4 3", rx="3")
                 kind = "cell sales"
@@ -97,9 +99,9 @@ def lookup_heatmap_chart(table, fmt, chart_id: str, *, standalone: bool = False)
             canvas.add(f'<g class="{kind}" data-model="{escape(row.key)}" data-method="{escape(method)}"{extra}>'
                        f"<title>{escape(names[row.key])}, {escape(method_names[method])}: "
                        f"{escape(first)}, {escape(second)}</title>" + shape
-                       + f'<text x="{n(center)}" y="{n(top + 17)}" text-anchor="middle" fill="{ink}"'
+                       + f'<text x="{n(center)}" y="{n(top + 17)}" text-anchor="middle"{paint}'
                          f' font-weight="600">{escape(first)}</text>'
-                       + f'<text x="{n(center)}" y="{n(top + 33)}" text-anchor="middle" fill="{ink}">'
+                       + f'<text x="{n(center)}" y="{n(top + 33)}" text-anchor="middle"{paint}>'
                          f"{escape(second)}</text></g>")
     y += len(rows) * (cell_height + gap) - gap + 18
 

@@ -11,7 +11,7 @@ from ...calc.figure import MEMORY, given
 from .colour import DASHES, GRID, INK, MUTED, SERIES
 from .names import chart_title
 from .reading import column_index, language, words
-from .svg import PAD, Canvas, document, middle, n
+from .svg import PAD, Canvas, attrs, document, middle, n
 from .text import FONT, LINE, text_width, wrap
 
 DEFAULT_CONTEXTS = tuple(1024 * 2 ** step for step in range(8))
@@ -109,10 +109,11 @@ def kv_context_chart(table, fmt, chart_id: str, *, standalone: bool = False, con
         colour, dash = SERIES[index % len(SERIES)], DASHES[index % len(DASHES)]
         coordinates = " ".join(f"{n(x_of(tokens))},{n(y_of(cell.value.value))}" for tokens, cell in points)
         canvas.add(f'<g class="series" data-key="{escape(row.key)}">')
-        canvas.add(f'<polyline points="{coordinates}" fill="none" stroke="{colour}" stroke-width="2.5"'
-                   + (f' stroke-dasharray="{dash}"' if dash else "") + ' stroke-linejoin="round"/>')
+        canvas.add(f'<polyline points="{coordinates}"'
+                   + attrs(fill="none", stroke=colour, stroke_width="2.5", stroke_dasharray=dash or None,
+                           stroke_linejoin="round") + "/>")
         for tokens, cell in points:
-            canvas.add(f'<circle cx="{n(x_of(tokens))}" cy="{n(y_of(cell.value.value))}" r="3" fill="{colour}">'
+            canvas.add(f'<circle cx="{n(x_of(tokens))}" cy="{n(y_of(cell.value.value))}" r="3"{attrs(fill=colour)}>'
                        f"<title>{escape(names[row.key])}, {escape(tokens_names[tokens])}: "
                        f"{escape(say(cell.content))}</title></circle>")
         end_x, end_y = x_of(points[-1][0]), y_of(points[-1][1].value.value)

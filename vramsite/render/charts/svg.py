@@ -12,7 +12,7 @@ import math
 
 from markupsafe import escape
 
-from .colour import INK, PAPER
+from .colour import INK, PAPER, paint_classes
 from .text import FONT, LINE, TITLE_FONT, wrap
 
 MIN_PX = 11
@@ -31,7 +31,10 @@ def n(value: float) -> str:
 
 def attrs(**attributes) -> str:
     """Attributes as markup: ``font_size=13`` is ``font-size="13"``, ``class_`` is ``class``; None and False
-    drop out."""
+    drop out. A fill or stroke of the chart's palette adds its role's class (see ``colour.ROLES``)."""
+    roles = paint_classes(fill=attributes.get("fill"), stroke=attributes.get("stroke"))
+    if roles:
+        attributes["class_"] = " ".join(filter(None, [attributes.get("class_"), *roles]))
     out = []
     for key, value in attributes.items():
         if value is None or value is False:
@@ -98,12 +101,12 @@ def document(chart_id: str, width: float, height: float, title: str, desc: str, 
     language = f' xml:lang="{escape(lang)}"' if standalone and lang else ""
     head = (f'<svg xmlns="http://www.w3.org/2000/svg" id="{chart_id}" viewBox="0 0 {width} {height}"{size}'
             f' role="img" aria-labelledby="{chart_id}-title" aria-describedby="{chart_id}-desc"{language}'
-            f' font-family="{FONT_FAMILY}" font-size="{FONT}" fill="{INK}">')
+            f' font-family="{FONT_FAMILY}" font-size="{FONT}"{attrs(fill=INK)}>')
     body = [head, f'<title id="{chart_id}-title">{escape(title)}</title>',
             f'<desc id="{chart_id}-desc">{escape(desc)}</desc>']
     if defs:
         body.append(f"<defs>{defs}</defs>")
-    body.append(f'<rect width="{width}" height="{height}" fill="{PAPER}"/>')
+    body.append(f'<rect{attrs(width=width, height=height, fill=PAPER)}/>')
     body += canvas.parts
     body.append("</svg>")
     return "\n".join(body)

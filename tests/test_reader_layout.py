@@ -1,0 +1,248 @@
+"""What readers see: the contents list and the home page's links (from the built pages), and, in headless
+Chromium, phones, print, dark mode and figures' derivations.
+
+The browser tests use the browser and the served sites of test_browser.py (and are skipped, saying why,
+where Chromium or chromedriver is absent). Each looks at one page of every page type of both sites, in both
+languages, except the sideways-scroll check, which opens every page.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from site_support import XHTML, find_all, parse_html, site_pages, text_of
+from test_browser import SITES, _pages, browser, pytestmark, served  # noqa: F401 - fixtures and the skip mark
+from vramsite.publish.site import SiteBuild
+from vramsite.render.charts import contrast
+
+needs_browser = pytestmark
+pytestmark = []
+
+PHONE = 360
+A4_CONTENT_PX = round((210 - 2 * 12) / 25.4 * 96)
+"""The width of an A4 portrait page inside the print stylesheet's 12 mm margins, in CSS pixels."""
+
+
+def page_types(out) -> list[str]:
+    """One page of each kind, in each language: the first page of each folder and of each name of the top."""
+    seen, chosen = set(), []
+    for page in _pages(out):
+        parts = page.split("/")
+        kind = (parts[1] if len(parts) > 2 else parts[-1]) if len(parts) > 1 else "root:" + parts[0]
+        key = (parts[0] if len(parts) > 1 else "", kind)
+        if key not in seen:
+            seen.add(key)
+            chosen.append(page)
+    return chosen
+
+
+@pytest.fixture(scope="module", params=sorted(SITES))
+def pages(request) -> dict[str, object]:
+    """Each HTML page of a site, parsed."""
+    return {path: parse_html(content) for path, content in site_pages(SiteBuild(SITES[request.param]).render()).items()}
+
+
+def _contents(tree):
+    return next((nav for nav in find_all(tree, "nav") if nav.get("class") == "contents"), None)
+
+
+def test_long_pages_list_their_sections_in_their_own_language(pages):
+    listed = 0
+    for path, tree in pages.items():
+        sections = [(h2.get("id"), text_of(h2)) for h2 in find_all(tree, "h2") if h2.get("id")]
+        contents = _contents(tree)
+        if len(sections) < 4:
+            assert contents is None, f"{path}: a contents list for {len(sections)} sections"
+            continue
+        assert contents is not None, f"{path}: {len(sections)} sections and no contents list"
+        links = [(a.get("href"), text_of(a)) for a in contents.iter(f"{XHTML}a")]
+        assert links == [(f"#{id_}", text) for id_, text in sections], path
+        title = text_of(contents.find(f"{XHTML}p"))
+        assert title == {"zh-cn": "本页内容", "en": "On this page"}[path.split("/")[0]], path
+        listed += 1
+    assert listed >= 2, "the guide and the real models' pages have enough sections for a list"
+
+
+def test_each_home_page_links_every_part_of_its_site(pages):
+    for path, tree in pages.items():
+        if path.count("/") != 1 or not path.endswith("/index.html"):
+            continue
+        nav = next(nav for nav in find_all(tree, "nav") if nav.get("class") == "site-nav")
+        parts = {a.get("href") for a in nav.iter(f"{XHTML}a")}
+        article = next(find_all(tree, "article"))
+        linked = {a.get("href") for a in article.iter(f"{XHTML}a")}
+        assert parts and parts <= linked, f"{path}: the body does not link {sorted(parts - linked)}"
+
+
+@pytest.fixture
+def media(browser):  # noqa: F811 - the fixture of test_browser.py
+    """Set the window's width and the emulated media; both are restored afterwards."""
+    def emulate(width: int, media_type: str = "", scheme: str = "light"):
+        browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                                {"width": width, "height": 800, "deviceScaleFactor": 1, "mobile": width < 600})
+        browser.execute_cdp_cmd("Emulation.setEmulatedMedia",
+                                {"media": media_type, "features": [{"name": "prefers-color-scheme", "value": scheme}]})
+    yield emulate
+    browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+    browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "", "features": []})
+
+
+@needs_browser
+def test_no_page_scrolls_sideways_on_a_phone(served, browser, media):  # noqa: F811
+    out, base = served
+    media(PHONE)
+    wide = []
+    for page in _pages(out):
+        browser.get(f"{base}/{page}")
+        width, viewport = browser.execute_script(
+            "return [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+        if width > viewport:
+            wide.append(f"{page}: {width} px wide in a {viewport} px window")
+    assert not wide, "\n".join(wide)
+
+
+ROW_LABELS = """
+const problems = [], frames = [...document.querySelectorAll('.table-scroll')];
+for (const [number, frame] of frames.entries()) {
+  const name = frame.closest('figure').id;
+  if (frame.scrollWidth <= frame.clientWidth) continue;
+  const box = frame.getBoundingClientRect();
+  for (const row of frame.querySelectorAll('tbody tr')) {
+    const label = row.querySelector('th');
+    if (label.getBoundingClientRect().width > frame.clientWidth / 2)
+      problems.push(`${name}: the label ${label.textContent.trim()} takes over half the frame`);
+  }
+  frame.scrollLeft = frame.scrollWidth;
+  for (const row of frame.querySelectorAll('tbody tr')) {
+    row.scrollIntoView({block: 'center'});
+    const label = row.querySelector('th'), last = row.lastElementChild;
+    const rect = label.getBoundingClientRect(), end = last.getBoundingClientRect(), now = frame.getBoundingClientRect();
+    const x = rect.left + Math.min(8, rect.width / 2), y = rect.top + rect.height / 2;
+    const hit = document.elementFromPoint(x, y);
+    if (rect.left < now.left - 1 || !hit || !label.contains(hit))
+      problems.push(`${name}: the label ${label.textContent.trim()} is out of view when the row is scrolled`);
+    if (end.right > now.right + 1)
+      problems.push(`${name}: the row ${label.textContent.trim()} does not scroll to its last value`);
+  }
+  frame.scrollLeft = 0;
+}
+return [frames.length, frames.filter(f => f.scrollWidth > f.clientWidth).length, problems];
+"""
+
+
+@needs_browser
+def test_row_labels_stay_in_view_while_a_table_scrolls_on_a_phone(served, browser, media):  # noqa: F811
+    out, base = served
+    media(PHONE)
+    problems, scrolled = [], 0
+    for page in page_types(out):
+        browser.get(f"{base}/{page}")
+        _, wide, found = browser.execute_script(ROW_LABELS)
+        scrolled += wide
+        problems += [f"{page}: {problem}" for problem in found]
+    assert scrolled >= 1, "no table is wider than a phone: the check checked nothing"
+    assert not problems, "\n".join(problems[:40])
+
+
+@needs_browser
+def test_printed_pages_fit_a4_without_navigation(served, browser, media):  # noqa: F811
+    out, base = served
+    media(A4_CONTENT_PX, "print")
+    problems = []
+    for page in page_types(out):
+        browser.get(f"{base}/{page}")
+        width = browser.execute_script("return document.documentElement.scrollWidth")
+        if width > A4_CONTENT_PX:
+            problems.append(f"{page}: {width} px wide on a {A4_CONTENT_PX} px page")
+        cut = browser.execute_script(
+            "return [...document.querySelectorAll('.table-scroll')]"
+            ".filter(f => f.querySelector('table').getBoundingClientRect().width > f.clientWidth + 1)"
+            ".map(f => f.closest('figure').id)")
+        problems += [f"{page}: {table} is cut off" for table in cut]
+        shown = browser.execute_script(
+            "return [...document.querySelectorAll('.site-header, .contents')]"
+            ".filter(e => getComputedStyle(e).display !== 'none').length")
+        if shown:
+            problems.append(f"{page}: navigation is printed")
+        rows = browser.execute_script(
+            "return getComputedStyle(document.querySelector('tr') || document.body).breakInside")
+        if browser.execute_script("return !!document.querySelector('tr')") and rows != "avoid":
+            problems.append(f"{page}: table rows may split across pages ({rows})")
+    assert not problems, "\n".join(problems)
+
+
+def _hex(rgb: str) -> str:
+    red, green, blue = (int(part) for part in re.findall(r"\d+", rgb)[:3])
+    return f"#{red:02x}{green:02x}{blue:02x}"
+
+
+CHART_TEXT = """
+return [...document.querySelectorAll('.chart svg')].map(svg => {
+  const paper = getComputedStyle(svg.querySelector(':scope > rect')).fill;
+  const texts = [...svg.querySelectorAll('text')].filter(t => !t.closest('g.cell:not(.sales)'))
+    .map(t => [t.textContent, getComputedStyle(t).fill]);
+  const lines = [...svg.querySelectorAll('polyline')].map(l => getComputedStyle(l).stroke);
+  return [svg.id, paper, texts, lines];
+});
+"""
+
+
+@needs_browser
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_charts_follow_the_colour_scheme_and_stay_readable(served, browser, media, scheme):  # noqa: F811
+    out, base = served
+    media(1280, "", scheme)
+    problems, charts = [], 0
+    for page in page_types(out):
+        browser.get(f"{base}/{page}")
+        page_paper = _hex(browser.execute_script("return getComputedStyle(document.documentElement).backgroundColor"))
+        dark_page = contrast(page_paper, "#000000") < contrast(page_paper, "#ffffff")
+        if dark_page != (scheme == "dark"):
+            problems.append(f"{page}: the page's background {page_paper} is not {scheme}")
+        for chart, paper, texts, lines in browser.execute_script(CHART_TEXT):
+            charts += 1
+            if _hex(paper) != page_paper:
+                problems.append(f"{page}: {chart}: background {_hex(paper)} on a {page_paper} page")
+            for text, fill in texts:
+                if contrast(_hex(fill), _hex(paper)) < 4.5:
+                    problems.append(f"{page}: {chart}: {text!r} in {_hex(fill)} on {_hex(paper)}")
+            for stroke in lines:
+                if contrast(_hex(stroke), _hex(paper)) < 3:
+                    problems.append(f"{page}: {chart}: a line in {_hex(stroke)} on {_hex(paper)}")
+    drawn = sum((out / page).read_text(encoding="utf-8").count('<div class="chart"') for page in page_types(out))
+    assert charts == drawn, "every chart of the pages was looked at"
+    assert not problems, "\n".join(problems[:40])
+
+
+@needs_browser
+def test_a_figures_derivation_shows_on_tap_and_keyboard_focus(served, browser, media):  # noqa: F811
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.keys import Keys
+
+    _, base = served
+    media(PHONE)
+    browser.get(f"{base}/en/index.html")
+    browser.get(f"{base}/en/" + browser.execute_script(
+        "return document.querySelector('.site-nav a').getAttribute('href')"))
+    figures = browser.find_elements("css selector", ".fig[title]")
+    assert figures, "the guide shows figures with their derivations"
+    figure = figures[len(figures) // 2]
+    browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", figure)
+    hidden = browser.execute_script("return getComputedStyle(arguments[0], '::after').content", figure)
+    assert hidden in ("none", "normal"), "the derivation is hidden until asked for"
+    browser.execute_script(
+        "const all = [...document.querySelectorAll('a[href], [tabindex=\"0\"]')];"
+        "all[all.indexOf(arguments[0]) - 1].focus();", figure)
+    ActionChains(browser).send_keys(Keys.TAB).perform()
+    assert browser.execute_script("return document.activeElement === arguments[0]", figure), "Tab reaches the figure"
+    assert "fixed" == browser.execute_script("return getComputedStyle(arguments[0], '::after').position", figure)
+    browser.execute_script("document.activeElement.blur()")
+    figure.click()
+    shown = browser.execute_script(
+        "const after = getComputedStyle(arguments[0], '::after');"
+        "return [document.activeElement === arguments[0], after.content, after.position];", figure)
+    assert shown[0], "a tap focuses the figure"
+    assert figure.get_attribute("title") in shown[1]
+    assert shown[2] == "fixed", "the derivation shows above the page, whatever frame the figure is in"
