@@ -206,4 +206,4 @@ def test_a_linear_attention_model_keeps_a_fixed_state_and_caches_only_its_other_
     others = sum(group["count"] for group in entry["layers"] if group["kind"] != "linear")
     assert f"Only the other {others:,} layers grow with the context" in pages["en"]
     assert f"its KV cache costs {int(per_token):,} B per token" in pages["en"]
-    assert f"{state:,} B 的固定状态" in pages["zh-cn"]
+    assert f"{state:,} 字节的固定状态" in pages["zh-cn"]
