@@ -233,9 +233,9 @@ def test_a_new_card_gets_pages_and_rows_everywhere(tmp_path):
         assert "RTX PRO 6000" in files[f"assets/charts/{segment}-lookup_heatmap.svg"].decode()
     # Downloads: its rows in the catalogue and cost tables, the cell it wins, and its own tables.
     for table in ("catalogue", "cost"):
-        rows = json.loads(files[f"data/{table}.json"])["rows"]
+        rows = json.loads(files[f"data/en/{table}.json"])["rows"]
         assert "rtx-pro-6000" in [row["key"] for row in rows], table
-        assert "rtx-pro-6000" in files[f"data/{table}.csv"].decode()
-    lookup = json.loads(files["data/lookup.json"])["rows"]
+        assert "rtx-pro-6000" in files[f"data/zh-cn/{table}.csv"].decode()
+    lookup = json.loads(files["data/en/lookup.json"])["rows"]
     assert next(row for row in lookup if row["key"] == "70B")["cells"]["infer-fp8"]["gpu"] == "rtx-pro-6000"
-    assert "data/prices-rtx-pro-6000.json" in files and "data/fits-rtx-pro-6000.csv" in files
+    assert "data/en/prices-rtx-pro-6000.json" in files and "data/zh-cn/fits-rtx-pro-6000.csv" in files
