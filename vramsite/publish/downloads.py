@@ -97,7 +97,10 @@ def _check_keys(table: Table) -> None:
 def table_record(table: Table, say) -> dict:
     """The table in ``say``'s language (an InlineRenderer in plain text): labels translated, keys as they are."""
     _check_keys(table)
-    text = lambda piece: str(say(piece))  # noqa: E731 - one short name for the many labels below
+
+    def text(piece) -> str:
+        return str(say(piece))
+
     return {
         "id": table.id,
         "language": say.fmt.locale.tag,
