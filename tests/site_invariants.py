@@ -215,7 +215,7 @@ def every_table_has_a_row_per_entry_of_the_data(site: Published) -> None:
     models, gpus = [model.id for model in data.models], {gpu.id for gpu in data.gpus}
     per_model = ("inference", "finetune", "lookup", "context", "fits-", "context-", "ceilings-")
     for table_id, count in _shown_tables(site).items():
-        record = json.loads(site.files[f"data/{table_id}.json"])
+        record = json.loads(site.files[f"data/en/{table_id}.json"])
         keys = [row["key"] for row in record["rows"]]
         assert len(keys) == count, (table_id, "the download and the page differ in rows")
         if table_id in per_model[:4] or table_id.startswith(per_model[4:]):
@@ -231,8 +231,9 @@ def every_table_has_a_row_per_entry_of_the_data(site: Published) -> None:
 
 
 def every_table_shown_has_its_downloads(site: Published) -> None:
-    missing = [f"data/{table_id}.{ext}" for table_id in _shown_tables(site) for ext in ("json", "csv")
-               if f"data/{table_id}.{ext}" not in site.files]
+    segments = [locale.segment for locale in site.guide.data.site.locales]
+    missing = [path for table_id in _shown_tables(site) for segment in segments for ext in ("json", "csv")
+               if (path := f"data/{segment}/{table_id}.{ext}") not in site.files]
     assert not missing, missing
 
 

@@ -8,6 +8,9 @@ from pathlib import Path
 import html5lib
 
 XHTML = "{http://www.w3.org/1999/xhtml}"
+ROOT = Path(__file__).resolve().parent.parent
+SITES = {"default": ROOT, "quick": ROOT / "sites" / "quick"}
+"""Both sites the engine builds from this repository."""
 
 
 def parse_html(content: bytes):

@@ -8,29 +8,22 @@ the npm registry, and checked against the integrity hash npm publishes for it.
 
 from __future__ import annotations
 
-import base64
 import functools
-import hashlib
 import http.server
-import io
 import json
 import shutil
-import tarfile
 import threading
-import urllib.request
 from pathlib import Path
 
 import pytest
 
-from site_support import write_files
+from npm_package import npm_file
+from site_support import SITES, write_files
 from vramsite.publish.site import SiteBuild
 
-ROOT = Path(__file__).resolve().parent.parent
 AXE_VERSION = "4.14.1"
-AXE_TARBALL = f"https://registry.npmjs.org/axe-core/-/axe-core-{AXE_VERSION}.tgz"
 AXE_SHA512 = "FHfa+lmNjQZfJz1q8wKqIDwC6DExcHt/pkjNQb09a3NPjCKg2rhu5qb2S4r76ASyFNNtuFooJpZe37OgudVGtQ=="
 """The tarball's integrity as the npm registry lists it (sha512, base64)."""
-AXE = ROOT / ".cache" / "axe" / AXE_VERSION / "axe.min.js"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
 CHROMEDRIVER = shutil.which("chromedriver")
 
@@ -38,9 +31,6 @@ pytestmark = pytest.mark.skipif(
     CHROMIUM is None or CHROMEDRIVER is None,
     reason="Chromium or chromedriver is not installed (apt-get install chromium chromium-driver; .ci/run does)",
 )
-
-
-SITES = {"default": ROOT, "quick": ROOT / "sites" / "quick"}
 
 
 @pytest.fixture(scope="module", params=sorted(SITES))
@@ -65,8 +55,6 @@ def browser():
     webdriver = pytest.importorskip("selenium.webdriver")
     from selenium.webdriver.chrome.service import Service
 
-    if not AXE.is_file():
-        _fetch_axe()
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
     for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
@@ -79,31 +67,13 @@ def browser():
     driver.quit()
 
 
-def _fetch_axe() -> None:
-    """axe.min.js from the npm registry's tarball, kept in .cache/axe/<version>/ for the next run."""
-    try:
-        with urllib.request.urlopen(AXE_TARBALL, timeout=60) as response:
-            tarball = response.read()
-    except OSError as error:
-        pytest.fail(f"cannot fetch axe-core from {AXE_TARBALL} ({error}); put its package/axe.min.js at {AXE}")
-    digest = base64.b64encode(hashlib.sha512(tarball).digest()).decode()
-    if digest != AXE_SHA512:
-        pytest.fail(f"{AXE_TARBALL} does not match its published integrity (sha512-{digest})")
-    with tarfile.open(fileobj=io.BytesIO(tarball)) as archive:
-        script = archive.extractfile("package/axe.min.js").read()
-    AXE.parent.mkdir(parents=True, exist_ok=True)
-    partial = AXE.with_suffix(".part")
-    partial.write_bytes(script)
-    partial.replace(AXE)
-
-
 def _pages(out: Path) -> list[str]:
     return sorted(str(path.relative_to(out).as_posix()) for path in out.rglob("*.html"))
 
 
 def test_pages_load_without_console_errors_or_serious_axe_findings(served, browser):
     out, base = served
-    axe_source = AXE.read_text(encoding="utf-8")
+    axe_source = npm_file("axe-core", AXE_VERSION, AXE_SHA512, "package/axe.min.js").read_text(encoding="utf-8")
     problems = []
     pages = _pages(out)
     assert len(pages) > 20

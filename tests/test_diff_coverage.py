@@ -105,7 +105,8 @@ def test_a_price_lists_the_changed_records_of_each_download(repo):
     replace(repo / "data" / "prices.yaml", "{gpu: a40, usd: 240}", "{gpu: a40, usd: 300}")
     report = diff(repo)
     others = sections(report)["Other published files (downloads, charts, sitemap, llms.txt)"]
-    assert "- `data/cost.json`, `data/cost.csv`:\n  - `a40`: price.value `240` → `300`;" in others
+    for segment in ("en", "zh-cn"):
+        assert f"- `data/{segment}/cost.json`, `data/{segment}/cost.csv`:\n  - `a40`: price.value `240` → `300`;" in others
     assert "- `assets/charts/zh-cn-cost.svg`: redrawn" in others
     assert "- `llms.txt`:" in others and "$300/月" in others
     # both languages' pages, each under its own heading
@@ -116,14 +117,14 @@ def test_a_price_lists_the_changed_records_of_each_download(repo):
 def test_a_change_seen_only_in_a_download_is_reported(tmp_path):
     site = assemble_seed_site(tmp_path / "site", "000")
     before = site_text(site)
-    download = json.loads(before.files["data/cost.json"])
+    download = json.loads(before.files["data/en/cost.json"])
     row = next(row for row in download["rows"] if row["key"] == "a40")
     row["cells"]["price"]["value"] = "240.5"
-    after = SiteText(before.pages, {**before.files, "data/cost.json": json.dumps(download).encode("utf-8")})
+    after = SiteText(before.pages, {**before.files, "data/en/cost.json": json.dumps(download).encode("utf-8")})
     report = format_report(compare(before, after), "main")
     assert page_headings(report) == []
     assert "1 other file changed." in report
-    assert "- `data/cost.json`:\n  - `a40`: price.value `240` → `240.5`\n" in report
+    assert "- `data/en/cost.json`:\n  - `a40`: price.value `240` → `240.5`\n" in report
 
 
 def test_a_change_to_the_quick_site_gets_its_own_section(repo):
@@ -173,5 +174,5 @@ def test_a_new_card_adds_its_pages_to_the_sitemap_and_its_downloads(repo):
     sitemap = others[others.index("- `sitemap.xml`:\n"):].split("\n- ", 1)[0]
     assert "  - added: `https://gpu-rent-hub.example/zh-cn/gpus/rtx-pro-6000.html`" in sitemap
     assert "  - added: `https://gpu-rent-hub.example/en/gpus/rtx-pro-6000.html`" in sitemap
-    assert "- `data/prices-rtx-pro-6000.json`, `data/prices-rtx-pro-6000.csv`: new file" in others
+    assert "- `data/en/prices-rtx-pro-6000.json`, `data/en/prices-rtx-pro-6000.csv`: new file" in others
     assert "  - record added: `rtx-pro-6000`" in others

@@ -1,4 +1,5 @@
-"""Every table as JSON and CSV under data/: the Table objects' rows and exact values, linked from each page."""
+"""Every table as JSON and CSV under data/<language>/: the Table objects' rows, their figures rounded as shown
+and exact, their labels in the page's language, linked from each page."""
 
 from __future__ import annotations
 
@@ -11,9 +12,12 @@ from decimal import Decimal
 import pytest
 
 from site_support import XHTML, parse_html
-from vramsite.publish.downloads import LOOKUP_FIELDS, csv_fields, neutral_text, table_csv, table_json
+from vramsite.publish.downloads import LOOKUP_FIELDS, csv_fields, table_csv, table_json, table_record
+from vramsite.render.inline import InlineRenderer
+from vramsite.render.numbers import rounded
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
+LANGUAGES = ("en", "zh-cn")
 
 
 @pytest.fixture(scope="module")
@@ -21,6 +25,11 @@ def built(seed_000_built):
     """The seed 000 site (frozen data): the downloads' particular figures are the seed's."""
     build, files = seed_000_built
     return build, files, {table.id: table for table in build.shown_tables()}
+
+
+def _say(build, segment: str) -> InlineRenderer:
+    locale = next(locale for locale in build.data.site.locales if locale.segment == segment)
+    return InlineRenderer.plain(build.formatter(locale))
 
 
 def _table_ids(content: bytes) -> list[str]:
@@ -34,20 +43,29 @@ def _guide_tables(built):
     return [tables[table_id] for table_id in _table_ids(files["en/vram.html"])]
 
 
-def _expected(cell) -> dict:
+def _shown(figure, say, content=None) -> Decimal:
+    decimals = content.decimals if getattr(content, "figure", None) == figure else None
+    return rounded(figure.value, say.fmt.spec(figure, decimals))
+
+
+def _expected(cell, say) -> dict:
     """A cell as the downloads must give it, written out from the Table object."""
     if cell.lookup is not None:
         found, choice = cell.lookup, cell.lookup.choice
-        return {"need_gb": found.need.value, "cards": choice.count if choice else None,
+        return {"need_gb": _shown(found.need, say), "need_gb_exact": found.need.value,
+                "cards": choice.count if choice else None,
                 "gpu": choice.gpu.id if choice else None, "price_usd": choice.price.value if choice else None,
                 "tight": bool(choice and choice.tight), "nodes": found.nodes.value if found.nodes is not None else None}
     if cell.value is not None:
-        return {"value": cell.value.value, "unit": cell.value.unit}
-    return {"text": neutral_text(cell.content)}
+        return {"value": _shown(cell.value, say, cell.content), "exact": cell.value.value, "unit": cell.value.unit}
+    return {"text": str(say(cell.content))}
+
+
+NUMBERS = ("need_gb", "need_gb_exact", "price_usd", "value", "exact", "nodes")
 
 
 def _decimal_fields(record: dict) -> dict:
-    return {key: Decimal(value) if key in ("need_gb", "price_usd", "value", "nodes") and value not in (None, "")
+    return {key: Decimal(value) if key in NUMBERS and value not in (None, "")
             else value for key, value in record.items() if key != "flags"}
 
 
@@ -56,40 +74,46 @@ def test_every_table_on_the_guide_has_both_downloads(built):
     ids = _table_ids(files["en/vram.html"])
     assert {"precisions", "inference", "context", "finetune", "lookup", "cost", "comparison"} <= set(ids)
     for table_id in ids:
-        assert f"data/{table_id}.json" in files and f"data/{table_id}.csv" in files
+        for segment in LANGUAGES:
+            assert f"data/{segment}/{table_id}.json" in files and f"data/{segment}/{table_id}.csv" in files
 
 
 def test_downloads_are_exactly_the_tables_shown(built):
     _, files, tables = built
     data = {path for path in files if path.startswith("data/")}
-    assert data == {f"data/{table_id}.{ext}" for table_id in tables for ext in ("json", "csv")}
-    assert "data/prices-a40.json" in data and "data/fits-mi300x.csv" in data
+    assert data == {f"data/{segment}/{table_id}.{ext}" for table_id in tables for segment in LANGUAGES
+                    for ext in ("json", "csv")}
+    assert "data/zh-cn/prices-a40.json" in data and "data/en/fits-mi300x.csv" in data
 
 
-def test_json_rows_and_values_equal_the_table(built):
-    _, files, _ = built
+@pytest.mark.parametrize("segment", LANGUAGES)
+def test_json_rows_and_values_equal_the_table(built, segment):
+    build, files, _ = built
+    say = _say(build, segment)
     for table in _guide_tables(built):
-        record = json.loads(files[f"data/{table.id}.json"].decode("utf-8"))
-        assert record["id"] == table.id
+        record = json.loads(files[f"data/{segment}/{table.id}.json"].decode("utf-8"))
+        assert record["id"] == table.id and record["language"] == say.fmt.locale.tag
         assert [column["key"] for column in record["columns"]] == [column.key for column in table.columns]
         assert [row["key"] for row in record["rows"]] == [row.key for row in table.rows]
         for row, written in zip(table.rows, record["rows"]):
             assert list(written["cells"]) == [column.key for column in table.columns]
             for column, cell in zip(table.columns, row.cells):
                 got = written["cells"][column.key]
-                assert _decimal_fields(got) == _expected(cell), (table.id, row.key, column.key)
+                assert _decimal_fields(got) == _expected(cell, say), (table.id, row.key, column.key)
                 assert got.get("flags", []) == ([] if cell.lookup is not None else list(cell.flags))
 
 
-def test_csv_rows_and_values_equal_the_table(built):
-    _, files, _ = built
+@pytest.mark.parametrize("segment", LANGUAGES)
+def test_csv_rows_and_values_equal_the_table(built, segment):
+    build, files, _ = built
+    say = _say(build, segment)
     for table in _guide_tables(built):
-        text = files[f"data/{table.id}.csv"].decode("utf-8")
+        text = files[f"data/{segment}/{table.id}.csv"].decode("utf-8")
         rows = list(csv.DictReader(io.StringIO(text, newline="")))
         assert [row["key"] for row in rows] == [row.key for row in table.rows]
         for row, written in zip(table.rows, rows):
             for column, cell in zip(table.columns, row.cells):
-                expected = _expected(cell)
+                expected = _expected(cell, say)
                 if cell.lookup is not None:
                     got = {name: written[f"{column.key}_{name}"] for name in LOOKUP_FIELDS}
                     want = {name: "" if value is None else str(value).lower() if isinstance(value, bool) else value
@@ -98,6 +122,7 @@ def test_csv_rows_and_values_equal_the_table(built):
                     assert _decimal_fields(got) == want, (table.id, row.key, column.key)
                 elif cell.value is not None:
                     assert Decimal(written[column.key]) == expected["value"]
+                    assert Decimal(written[f"{column.key}_exact"]) == expected["exact"]
                     assert written[f"{column.key}_unit"] == expected["unit"]
                 else:
                     field = f"{column.key}_text" if f"{column.key}_unit" in written else column.key
@@ -106,30 +131,56 @@ def test_csv_rows_and_values_equal_the_table(built):
 
 def test_the_lookup_grid_in_numbers(built):
     _, files, _ = built
-    record = json.loads(files["data/lookup.json"])
+    record = json.loads(files["data/en/lookup.json"])
     rows = {row["key"]: row["cells"] for row in record["rows"]}
-    assert rows["70B"]["infer-int4"] == {"need_gb": rows["70B"]["infer-int4"]["need_gb"], "cards": 1, "gpu": "a40",
-                                         "price_usd": "240", "tight": False, "nodes": None}
-    assert Decimal(rows["70B"]["infer-int4"]["need_gb"]).quantize(Decimal(1)) == 40
+    cell = rows["70B"]["infer-int4"]
+    assert cell == {"need_gb": "40", "need_gb_exact": cell["need_gb_exact"], "cards": 1, "gpu": "a40",
+                    "price_usd": "240", "tight": False, "nodes": None}
+    assert Decimal(cell["need_gb_exact"]) != 40 and Decimal(cell["need_gb_exact"]).quantize(Decimal(1)) == 40
     assert rows["405B"]["full-act"]["nodes"] == 5 and rows["405B"]["full-act"]["gpu"] is None
-    table = list(csv.DictReader(io.StringIO(files["data/lookup.csv"].decode(), newline="")))
+    table = list(csv.DictReader(io.StringIO(files["data/zh-cn/lookup.csv"].decode(), newline="")))
     row = next(row for row in table if row["key"] == "405B")
     assert row["infer-bf16_cards"] == "8" and row["infer-bf16_gpu"] == "mi300x" and row["full-act_nodes"] == "5"
-    cost = {row["key"]: row for row in csv.DictReader(io.StringIO(files["data/cost.csv"].decode(), newline=""))}
-    assert cost["a40"]["usd_per_gb_month"] == "5" and cost["a40"]["usd_per_gb_month_unit"] == "USD/GB/month"
-    assert cost["mi300x"]["usd_per_gb_month"] == "8.28125"  # exact, not the printed $8.28
+    cost = {row["key"]: row for row in csv.DictReader(io.StringIO(files["data/en/cost.csv"].decode(), newline=""))}
+    assert cost["a40"]["usd_per_gb_month"] == "5.00" and cost["a40"]["usd_per_gb_month_unit"] == "USD/GB/month"
+    assert cost["mi300x"]["usd_per_gb_month"] == "8.28"  # as printed, $8.28
+    assert cost["mi300x"]["usd_per_gb_month_exact"] == "8.28125"  # the calculation's own figure
 
 
-def test_downloads_are_language_neutral_and_deterministic(built):
-    _, files, tables = built
+def test_downloads_are_deterministic_and_keyed_alike_in_every_language(built):
+    build, files, tables = built
     for table in tables.values():
-        assert table_json(table) == files[f"data/{table.id}.json"] == table_json(table)
-        assert table_csv(table) == files[f"data/{table.id}.csv"]
-        for ext in ("json", "csv"):
-            assert not CJK.search(files[f"data/{table.id}.{ext}"].decode("utf-8")), table.id
-        header = next(csv.reader(io.StringIO(files[f"data/{table.id}.csv"].decode(), newline="")))
-        assert header == ["key", "header", *(name for name, _, _ in csv_fields(table))]
-        assert len(header) == len(set(header))
+        headers = {}
+        for segment in LANGUAGES:
+            say = _say(build, segment)
+            assert table_json(table, say) == files[f"data/{segment}/{table.id}.json"] == table_json(table, say)
+            assert table_csv(table, say) == files[f"data/{segment}/{table.id}.csv"]
+            header = next(csv.reader(io.StringIO(files[f"data/{segment}/{table.id}.csv"].decode(), newline="")))
+            assert header == ["key", "header", *(name for name, _, _ in csv_fields(table, table_record(table, say)))]
+            assert len(header) == len(set(header))
+            headers[segment] = header
+        assert headers["en"] == headers["zh-cn"], table.id
+        keys = {segment: [row["key"] for row in json.loads(files[f"data/{segment}/{table.id}.json"])["rows"]]
+                for segment in LANGUAGES}
+        assert keys["en"] == keys["zh-cn"], table.id
+        assert not CJK.search(files[f"data/en/{table.id}.json"].decode("utf-8")), table.id
+
+
+def test_the_labels_are_the_pages_own_in_each_language(built):
+    """Caption and column headings of each download read as the table on the page of that language."""
+    _, files, _ = built
+    for segment in LANGUAGES:
+        tree = parse_html(files[f"{segment}/vram.html"])
+        for figure in tree.iter(f"{XHTML}figure"):
+            table_id = (figure.get("id") or "").removeprefix("table-")
+            if not figure.get("id", "").startswith("table-"):
+                continue
+            record = json.loads(files[f"data/{segment}/{table_id}.json"])
+            headings = [" ".join("".join(th.itertext()).split()) for th in figure.iter(f"{XHTML}th")
+                        if th.get("scope") == "col"]
+            assert headings[1:] == [column["label"] for column in record["columns"]], (segment, table_id)
+    zh = json.loads(files["data/zh-cn/cost.json"])
+    assert zh["caption"] == "每 GB 显存的成本" and zh["columns"][0]["label"] == "显存"
 
 
 def test_pages_link_their_tables_downloads(built):
@@ -143,6 +194,7 @@ def test_pages_link_their_tables_downloads(built):
         for figure in figures:
             table_id = figure.get("id").removeprefix("table-")
             hrefs = [a.get("href") for a in figure.iter(f"{XHTML}a") if a.get("download") is not None]
-            assert hrefs == [f"{prefix}data/{table_id}.json", f"{prefix}data/{table_id}.csv"], (page, table_id)
-            assert f"[JSON]({prefix}data/{table_id}.json) · [CSV]({prefix}data/{table_id}.csv)" in twin
+            data = f"{prefix}data/{page.partition('/')[0]}/{table_id}"
+            assert hrefs == [f"{data}.json", f"{data}.csv"], (page, table_id)
+            assert f"[JSON]({data}.json) · [CSV]({data}.csv)" in twin
     assert "下载：" in files["zh-cn/vram.html"].decode() and "Download: " in files["en/vram.html"].decode()

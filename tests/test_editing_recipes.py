@@ -106,8 +106,8 @@ def change_a_price(root: Path, guide: Guide) -> dict:
 
 def _check_price(site: Published, edit: dict) -> None:
     assert site.guide.data.pricing.usd[edit["card"]] == edit["price"]
-    rows = {row["key"]: row["cells"] for row in json.loads(site.files["data/catalogue.json"])["rows"]}
-    assert Decimal(rows[edit["card"]]["price"]["value"]) == edit["price"]
+    rows = {row["key"]: row["cells"] for row in json.loads(site.files["data/en/catalogue.json"])["rows"]}
+    assert Decimal(rows[edit["card"]]["price"]["exact"]) == edit["price"]
 
 
 def add_a_card(root: Path, guide: Guide) -> dict:
@@ -121,7 +121,7 @@ def add_a_card(root: Path, guide: Guide) -> dict:
 
 def _check_added_card(site: Published, edit: dict) -> None:
     assert edit["card"] in {gpu.id for gpu in site.guide.data.gpus}
-    rows = [row["key"] for row in json.loads(site.files["data/catalogue.json"])["rows"]]
+    rows = [row["key"] for row in json.loads(site.files["data/en/catalogue.json"])["rows"]]
     assert edit["card"] in rows
 
 
@@ -234,10 +234,10 @@ def _check_discount(site: Published, edit: dict) -> None:
     percent = {entry.cards: entry.percent for entry in site.guide.data.discounts}
     assert percent[edit["cards"]] == edit["percent"]
     card = next(gpu for gpu in site.guide.data.gpus if site.guide.data.pricing.usd.get(gpu.id) is not None)
-    rows = {row["key"]: row["cells"] for row in json.loads(site.files[f"data/prices-{card.id}.json"])["rows"]}
+    rows = {row["key"]: row["cells"] for row in json.loads(site.files[f"data/en/prices-{card.id}.json"])["rows"]}
     order = next(cell for cell in rows[str(edit["cards"])].values() if cell.get("unit", "").startswith("USD"))
     usd = site.guide.data.pricing.usd[card.id]
-    assert Decimal(order["value"]) == edit["cards"] * usd * (1 - Decimal(edit["percent"]) / 100)
+    assert Decimal(order["exact"]) == edit["cards"] * usd * (1 - Decimal(edit["percent"]) / 100)
 
 
 def change_the_table_context(root: Path, guide: Guide) -> dict:

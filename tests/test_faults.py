@@ -419,7 +419,7 @@ def _numbers(value):
 @pytest.mark.parametrize("site", [ROOT, ROOT / "sites" / "quick"], ids=["main", "quick"])
 def test_no_download_of_either_site_uses_exponent_notation(site):
     files = render_site(site)
-    downloads = {path: content for path, content in files.items() if re.fullmatch(r"data/[^/]+\.(json|csv)", path)}
+    downloads = {path: content for path, content in files.items() if re.fullmatch(r"data/[^/]+/[^/]+\.(json|csv)", path)}
     assert any(path.endswith(".json") for path in downloads) and any(path.endswith(".csv") for path in downloads)
     numbers = []
     for path, content in downloads.items():

@@ -148,7 +148,8 @@ def test_twin_and_html_word_every_cell(site, quick, language, table_id):
     html_rows = table_rows(parse_html(site[f"{language}/vram.html"]), table_id)
     for model_id, row in GOLDEN["grid"][table_id].items():
         model = quick.model(model_id)
-        header = f"{model.name} ({model.examples[0]})"
+        header = (f"{model.name}（{model.examples[0]}）" if language == "zh-cn"
+                  else f"{model.name} ({model.examples[0]})")
         assert header in md_rows and f"{model.name} {model.examples[0]}" in html_rows
         for index, spec in enumerate(row.values()):
             wanted = WORDING[language](spec.get("computed", spec), names)
@@ -166,7 +167,9 @@ def _seed_rows() -> dict[str, dict[str, list[str]]]:
             heading = line[3:].strip()
         elif line.startswith("| ") and not line.startswith("| 模型规模") and heading:
             cells = [cell.strip() for cell in line.strip().strip("|").split(" | ")]
-            tables.setdefault(heading, {})[cells[0]] = cells[1:]
+            # The site writes the row header's parentheses full-width, as Chinese text does; the seed has ASCII.
+            header = cells[0].replace(" (", "（").replace(")", "）")
+            tables.setdefault(heading, {})[header] = cells[1:]
     return tables
 
 

@@ -35,7 +35,7 @@ def entries() -> dict[str, dict]:
 
 
 def _download(files, table_id: str) -> dict:
-    return json.loads(files[f"data/{table_id}.json"])
+    return json.loads(files[f"data/en/{table_id}.json"])
 
 
 def _cells(files, table_id: str, row: str) -> dict:
@@ -98,10 +98,10 @@ def test_the_kv_figures_are_the_hand_arithmetic_of_the_catalogue_entry(built, en
     for precision in build.data.kv_precisions:
         b = Decimal(precision.bytes_per_param)
         cells = _cells(files, f"model-kv-{entry['id']}", precision.id)
-        assert Decimal(cells["per_token_bytes"]["value"]) == _bytes_per_token(entry, b)
+        assert Decimal(cells["per_token_bytes"]["exact"]) == _bytes_per_token(entry, b)
         for context in (8192, 32768, 131072, entry["max_context"]):
             cell = cells[f"kv_{context}"]
-            assert Decimal(cell["value"]) == _cache_gb(entry, b, context), (entry["id"], precision.id, context)
+            assert Decimal(cell["exact"]) == _cache_gb(entry, b, context), (entry["id"], precision.id, context)
             assert ("past" in cell.get("flags", ())) == (context > entry["max_context"]), (entry["id"], context)
 
 
@@ -121,7 +121,7 @@ def test_a_mixture_of_experts_decodes_at_its_active_parameters(built, entries):
     for gpu in build.data.gpus:
         cell = _cells(files, f"model-ceilings-{entry['id']}", gpu.id)["infer-fp8"]
         if "value" in cell:
-            assert Decimal(cell["value"]) == Decimal(gpu.bandwidth_gbps) / read_gb, gpu.id
+            assert Decimal(cell["exact"]) == Decimal(gpu.bandwidth_gbps) / read_gb, gpu.id
             checked += 1
     assert checked
 
@@ -131,7 +131,7 @@ def test_the_weights_table_is_parameters_times_bytes(built, entries):
     entry = _first(entries, "latent")
     for precision in build.data.precisions:
         cells = _cells(files, f"model-weights-{entry['id']}", precision.id)
-        assert Decimal(cells["weights_gb"]["value"]) == Decimal(str(entry["params_billion"])) * precision.bytes_per_param
+        assert Decimal(cells["weights_gb"]["exact"]) == Decimal(str(entry["params_billion"])) * precision.bytes_per_param
 
 
 def test_the_json_download_holds_the_kv_per_token_and_the_caches(built, entries):
@@ -139,7 +139,7 @@ def test_the_json_download_holds_the_kv_per_token_and_the_caches(built, entries)
     for model_id in entries:
         cells = _cells(files, f"model-kv-{model_id}", "bf16")
         for key in ("per_token_bytes", "kv_8192", "kv_32768", "kv_131072"):
-            assert Decimal(cells[key]["value"]) >= 0, (model_id, key)
+            assert Decimal(cells[key]["exact"]) >= 0, (model_id, key)
         assert cells["per_token_bytes"]["unit"] == "B" and cells["kv_8192"]["unit"] == "GB"
 
 
@@ -206,4 +206,4 @@ def test_a_linear_attention_model_keeps_a_fixed_state_and_caches_only_its_other_
     others = sum(group["count"] for group in entry["layers"] if group["kind"] != "linear")
     assert f"Only the other {others:,} layers grow with the context" in pages["en"]
     assert f"its KV cache costs {int(per_token):,} B per token" in pages["en"]
-    assert f"{state:,} B 的固定状态" in pages["zh-cn"]
+    assert f"{state:,} 字节的固定状态" in pages["zh-cn"]

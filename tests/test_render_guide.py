@@ -106,7 +106,7 @@ def test_every_figure_in_html_carries_its_derivation(site):
     assert text_of(total) == "75 GB"
 
 
-DOWNLOADS = re.compile(r"^(\.\./)*(data/[\w.-]+\.(json|csv)|assets/charts/[\w.-]+\.svg)$")
+DOWNLOADS = re.compile(r"^(\.\./)*(data/[\w-]+/[\w.-]+\.(json|csv)|assets/charts/[\w.-]+\.svg)$")
 
 
 def test_twin_links_point_at_twins_and_pages_at_pages(site):

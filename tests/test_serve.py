@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import re
 import threading
+import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -10,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from seed_sites import assemble_seed_site
-from vramsite.publish.serve import resolve, start_server
+from vramsite.publish.serve import reload_script, resolve, start_server, with_reload
+from vramsite.publish.site import render_site
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -114,3 +117,67 @@ def test_resolve_maps_urls_to_files():
     assert resolve(files, "/en/%76ram.html") == ("en/vram.html", None)
     assert resolve(files, "/../en/vram.html") == ("en/vram.html", None)
     assert resolve(files, "/nothing") == (None, None)
+
+
+RELOAD_SCRIPT = re.compile(r'<script>new EventSource\("/__reload\?since=(\d+)"\)')
+
+
+def _served_build(body: str) -> int:
+    found = RELOAD_SCRIPT.findall(body)
+    assert len(found) == 1, "one reload script per served page"
+    return int(found[0])
+
+
+def _first_event(url: str) -> tuple[str, float]:
+    """The first event (or comment) a reload stream sends, and the seconds it took to come."""
+    started = time.monotonic()
+    with urllib.request.urlopen(url, timeout=60) as response:
+        assert response.headers["Content-Type"] == "text/event-stream; charset=utf-8"
+        lines = []
+        while not lines or lines[-1] != "":
+            lines.append(response.readline().decode("utf-8").rstrip("\n"))
+    return "\n".join(lines), time.monotonic() - started
+
+
+def test_served_pages_reload_themselves_after_a_rebuild(preview):
+    folder, base, site, _ = preview
+    status, _, body = fetch(base + "/en/pricing.html")
+    build = _served_build(body)
+    assert status == 200 and body.index("<script>new EventSource") < body.rindex("</body>") and build == site.builds
+    for path in ("/en/pricing.html.md", "/assets/style.css", "/sitemap.xml"):
+        assert "EventSource" not in fetch(base + path)[2], path
+    assert _served_build(fetch(base + "/no-such-page.html")[2]) == build
+
+    result = {}
+    waiting = threading.Thread(target=lambda: result.update(event=_first_event(f"{base}/__reload?since={build}")))
+    waiting.start()
+    time.sleep(1.5)
+    assert waiting.is_alive(), "no reload while nothing changed"
+    edit(folder / "content" / "en" / "pricing.md", "Prices are per card", "Every price is per card")
+    waiting.join(timeout=60)
+    event, seconds = result["event"]
+    assert event == f"event: reload\ndata: {build + 1}\n" and seconds < 30
+    assert _served_build(fetch(base + "/en/pricing.html")[2]) == build + 1
+
+    event, seconds = _first_event(f"{base}/__reload?since={build}")  # a page older than the latest build
+    assert event.startswith("event: reload") and seconds < 5
+
+
+def test_a_failed_build_reloads_the_page_too_and_its_problem_page_listens(preview):
+    folder, base, site, _ = preview
+    build = _served_build(fetch(base + "/en/pricing.html")[2])
+    edit(folder / "data" / "prices.yaml", "{gpu: a40, usd: 240}", "{gpu: a40, usd: -240}")
+    event, _ = _first_event(f"{base}/__reload?since={build}")
+    assert event == f"event: reload\ndata: {build + 1}\n"
+    status, _, body = fetch(base + "/en/pricing.html")
+    assert status == 500 and _served_build(body) == build + 1
+
+
+def test_the_built_site_carries_no_reload_script(tmp_path):
+    assemble_seed_site(tmp_path, "000")
+    files = render_site(tmp_path)
+    pages = [path for path in files if path.endswith(".html")]
+    assert pages
+    assert not [path for path, content in files.items() if b"EventSource" in content or b"__reload" in content]
+    page = b"<!DOCTYPE html><html><body><p>x</p></body></html>"
+    assert with_reload(page, 3) == page.replace(b"</body>", reload_script(3) + b"</body>")

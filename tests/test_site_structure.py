@@ -128,12 +128,28 @@ def test_hreflang_is_complete_and_reciprocal(trees, data):
         assert canonical in found.values(), f"{page} does not list itself"
         for tag, href in found.items():
             if tag == "x-default":
-                assert href == f"{base_url}/"
+                home = page in ("index.html", *(f"{locale.segment}/index.html" for locale in data.site.locales))
+                _, _, rest = page.partition("/")
+                default = f"{base_url}/{data.site.locales[0].segment}/{rest}"
+                assert href == (f"{base_url}/" if home else default), page
                 continue
             target = href[len(base_url) + 1:] or "index.html"
             back = {e.get("href") for e in trees[target].iter(f"{XHTML}link")
                     if e.get("rel") == "alternate" and e.get("hreflang")}
             assert canonical in back or page == "index.html", f"{target} does not point back to {page}"
+
+
+def test_og_locale_names_the_page_language_and_its_alternates(trees, data):
+    locales = data.site.locales
+    for page, tree in trees.items():
+        if page == "404.html":
+            continue
+        segment = page.partition("/")[0]
+        own = next((locale for locale in locales if locale.segment == segment), locales[0])
+        metas = [(e.get("property"), e.get("content")) for e in tree.iter(f"{XHTML}meta") if e.get("property")]
+        assert [content for name, content in metas if name == "og:locale"] == [own.gettext], page
+        alternates = [content for name, content in metas if name == "og:locale:alternate"]
+        assert alternates == [locale.gettext for locale in locales if locale != own], page
 
 
 def test_every_page_links_its_markdown_twin(trees):
@@ -217,9 +233,9 @@ def test_a_new_card_gets_pages_and_rows_everywhere(tmp_path):
         assert "RTX PRO 6000" in files[f"assets/charts/{segment}-lookup_heatmap.svg"].decode()
     # Downloads: its rows in the catalogue and cost tables, the cell it wins, and its own tables.
     for table in ("catalogue", "cost"):
-        rows = json.loads(files[f"data/{table}.json"])["rows"]
+        rows = json.loads(files[f"data/en/{table}.json"])["rows"]
         assert "rtx-pro-6000" in [row["key"] for row in rows], table
-        assert "rtx-pro-6000" in files[f"data/{table}.csv"].decode()
-    lookup = json.loads(files["data/lookup.json"])["rows"]
+        assert "rtx-pro-6000" in files[f"data/zh-cn/{table}.csv"].decode()
+    lookup = json.loads(files["data/en/lookup.json"])["rows"]
     assert next(row for row in lookup if row["key"] == "70B")["cells"]["infer-fp8"]["gpu"] == "rtx-pro-6000"
-    assert "data/prices-rtx-pro-6000.json" in files and "data/fits-rtx-pro-6000.csv" in files
+    assert "data/en/prices-rtx-pro-6000.json" in files and "data/zh-cn/fits-rtx-pro-6000.csv" in files

@@ -94,6 +94,6 @@ class SiteLayout:
         return self.root / self.content_name(segment, source)
 
 
-def download_path(table_id: str, ext: str) -> str:
-    """Where a table's file lives in the built site: data/lookup.json."""
-    return f"data/{table_id}.{ext}"
+def download_path(table_id: str, ext: str, segment: str) -> str:
+    """Where a table's file in one language lives in the built site: data/en/lookup.json."""
+    return f"data/{segment}/{table_id}.{ext}"

@@ -1,19 +1,22 @@
-"""Every table the site shows, also as data: data/<table id>.json and .csv.
+"""Every table the site shows, also as data: data/<language>/<table id>.json and .csv.
 
-Built from the same ``Table`` objects the pages print, and language-neutral:
-keys come from ``Column.key`` and ``Row.key``; values are the exact figures
-of the calculation (a ``Decimal`` written out in full, never rounded), with
-their unit apart. A cell is one of three things:
+Built from the same ``Table`` objects the pages print, once per language:
+captions, column labels, row headers, notes and words read as that language's
+page reads them, while keys come from ``Column.key`` and ``Row.key`` and stay
+the same in every language. A figure keeps its number twice: ``value``
+rounded as the page shows it, ``exact`` the calculation's ``Decimal`` written
+out in full, with its unit apart. A cell is one of three things:
 
-    a figure       {"value": "8.28125", "unit": "USD/GB/month"}
-    a lookup       {"need_gb": "39.68…", "cards": 1, "gpu": "a40", "price_usd": "240",
-                    "tight": false, "nodes": null}
-    anything else  {"text": "HBM3 ECC"}   (UI strings as their English msgid; "link:nvlink" as "nvlink")
+    a figure       {"value": "8.28", "exact": "8.28125", "unit": "USD/GB/month"}
+    a lookup       {"need_gb": "40", "need_gb_exact": "39.68…", "cards": 1, "gpu": "a40",
+                    "price_usd": "240", "tight": false, "nodes": null}
+    anything else  {"text": "HBM3 ECC"}
 
 plus "flags" (tight, no, fits, ...) where the cell has any. In CSV each
-table row is one line; a column ``k`` becomes ``k`` and ``k_unit`` (and
-``k_text`` where figures and words share it, ``k_flags`` where cells carry
-flags), a lookup column ``k_need_gb``, ``k_cards``, ``k_gpu``,
+table row is one line, headed by the keys (the same in every language); a
+column ``k`` becomes ``k``, ``k_exact`` and ``k_unit`` (and ``k_text`` where
+figures and words share it, ``k_flags`` where cells carry flags), a lookup
+column ``k_need_gb``, ``k_need_gb_exact``, ``k_cards``, ``k_gpu``,
 ``k_price_usd``, ``k_tight`` and ``k_nodes``. Output is UTF-8 and the same
 bytes for the same tables.
 """
@@ -23,17 +26,17 @@ from __future__ import annotations
 import csv
 import io
 import json
-import re
 from collections.abc import Iterable
 from decimal import Decimal
 
 from ..calc.figure import Figure
 from ..errors import InputError, Problem
 from ..layout import download_path
-from ..tables.model import Cell, Fig, Flag, Link, Msg, Names, Table, Text
+from ..render.numbers import rounded
+from ..tables.model import Cell, Fig, Table
 
 FORMATS = ("json", "csv")
-LOOKUP_FIELDS = ("need_gb", "cards", "gpu", "price_usd", "tight", "nodes")
+LOOKUP_FIELDS = ("need_gb", "need_gb_exact", "cards", "gpu", "price_usd", "tight", "nodes")
 
 
 def exact(value: Decimal) -> str:
@@ -47,39 +50,20 @@ def exact(value: Decimal) -> str:
     return "0" if text == "-0" else text
 
 
-def neutral_text(piece) -> str:
-    """Inline pieces as language-neutral text: msgids untranslated, figures exact."""
-    if piece is None:
-        return ""
-    if isinstance(piece, tuple):
-        return "".join(neutral_text(part) for part in piece)
-    if isinstance(piece, Text):
-        return piece.text
-    if isinstance(piece, Fig):
-        return neutral_text(piece.figure)
-    if isinstance(piece, Figure):
-        return exact(piece.value) + (f" {piece.unit}" if piece.unit else "")
-    if isinstance(piece, Link):
-        return neutral_text(piece.content)
-    if isinstance(piece, Flag):
-        return piece.msgid
-    if isinstance(piece, Names):
-        return ", ".join(neutral_text(item) for item in piece.items)
-    if isinstance(piece, Msg):
-        if re.fullmatch(r"[a-z-]+:[\w.-]+", piece.msgid):  # "link:nvlink", "stack:cuda": an id
-            return piece.msgid.partition(":")[2]
-        args = dict(piece.args)
-        return re.sub(r"\{(\w+)\}", lambda m: neutral_text(args[m.group(1)]) if m.group(1) in args else m.group(0),
-                      piece.msgid)
-    if isinstance(piece, str):
-        return piece
-    raise TypeError(f"cannot write {piece!r} as data")
+def rounded_as_shown(figure: Figure, say, decimals: int | None = None) -> str:
+    """The figure's number as the page prints it (rounded by the site's rule), in plain digits: 8.28, 5.40."""
+    spec = say.fmt.spec(figure, decimals)
+    text = format(rounded(figure.value, spec), "f")
+    if spec.trim and "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return text[1:] if text.startswith("-") and Decimal(text) == 0 else text  # never -0
 
 
-def lookup_record(found) -> dict:
+def lookup_record(found, say) -> dict:
     choice = found.choice
     return {
-        "need_gb": exact(found.need.value),
+        "need_gb": rounded_as_shown(found.need, say),
+        "need_gb_exact": exact(found.need.value),
         "cards": choice.count if choice else None,
         "gpu": choice.gpu.id if choice else None,
         "price_usd": exact(choice.price.value) if choice else None,
@@ -88,13 +72,16 @@ def lookup_record(found) -> dict:
     }
 
 
-def cell_record(cell: Cell) -> dict:
+def cell_record(cell: Cell, say) -> dict:
+    """One cell in ``say``'s language: figures rounded as shown and exact apart, words as the page reads them."""
     if cell.lookup is not None:
-        return lookup_record(cell.lookup)
+        return lookup_record(cell.lookup, say)
     if cell.value is not None:
-        record = {"value": exact(cell.value.value), "unit": cell.value.unit}
+        shown = cell.content if isinstance(cell.content, Fig) and cell.content.figure == cell.value else None
+        record = {"value": rounded_as_shown(cell.value, say, shown.decimals if shown else None),
+                  "exact": exact(cell.value.value), "unit": cell.value.unit}
     else:
-        record = {"text": neutral_text(cell.content)}
+        record = {"text": str(say(cell.content))}
     if cell.flags:
         record["flags"] = list(cell.flags)
     return record
@@ -107,29 +94,35 @@ def _check_keys(table: Table) -> None:
                                       f"every {what} of table {table.id!r} needs its own key for downloads")])
 
 
-def table_record(table: Table) -> dict:
+def table_record(table: Table, say) -> dict:
+    """The table in ``say``'s language (an InlineRenderer in plain text): labels translated, keys as they are."""
     _check_keys(table)
+
+    def text(piece) -> str:
+        return str(say(piece))
+
     return {
         "id": table.id,
-        "caption": neutral_text(table.caption),
-        "header": neutral_text(table.corner),
-        "columns": [{"key": column.key, "label": neutral_text(column.label), "numeric": column.numeric}
+        "language": say.fmt.locale.tag,
+        "caption": text(table.caption),
+        "header": text(table.corner),
+        "columns": [{"key": column.key, "label": text(column.label), "numeric": column.numeric}
                     for column in table.columns],
-        "rows": [{"key": row.key, "header": neutral_text(row.header.content),
-                  "cells": {column.key: cell_record(cell) for column, cell in zip(table.columns, row.cells)}}
+        "rows": [{"key": row.key, "header": text(row.header.content),
+                  "cells": {column.key: cell_record(cell, say) for column, cell in zip(table.columns, row.cells)}}
                  for row in table.rows],
-        "notes": [neutral_text(note) for note in table.notes],
+        "notes": [text(note) for note in table.notes],
     }
 
 
-def table_json(table: Table, record: dict | None = None) -> bytes:
-    record = record or table_record(table)
+def table_json(table: Table, say, record: dict | None = None) -> bytes:
+    record = record or table_record(table, say)
     return (json.dumps(record, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
 
 
-def csv_fields(table: Table, record: dict | None = None) -> list[tuple[str, int, str]]:
+def csv_fields(table: Table, record: dict) -> list[tuple[str, int, str]]:
     """(CSV header, column index, field of the cell's record) for every CSV column after key and header."""
-    rows = (record or table_record(table))["rows"]
+    rows = record["rows"]
     fields = []
     for index, column in enumerate(table.columns):
         records = [row["cells"][column.key] for row in rows]
@@ -139,7 +132,8 @@ def csv_fields(table: Table, record: dict | None = None) -> list[tuple[str, int,
         figures = any("value" in cell for cell in records)
         words = any("text" in cell for cell in records)
         if figures:
-            fields += [(column.key, index, "value"), (f"{column.key}_unit", index, "unit")]
+            fields += [(column.key, index, "value"), (f"{column.key}_exact", index, "exact"),
+                       (f"{column.key}_unit", index, "unit")]
             if words:
                 fields.append((f"{column.key}_text", index, "text"))
         else:
@@ -159,8 +153,8 @@ def _csv_value(value) -> str:
     return str(value)
 
 
-def table_csv(table: Table, record: dict | None = None) -> bytes:
-    record = record or table_record(table)
+def table_csv(table: Table, say, record: dict | None = None) -> bytes:
+    record = record or table_record(table, say)
     fields = csv_fields(table, record)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\r\n")
@@ -172,18 +166,20 @@ def table_csv(table: Table, record: dict | None = None) -> bytes:
     return out.getvalue().encode("utf-8")
 
 
-def download_files(tables: Iterable[Table]) -> dict[str, bytes]:
-    """data/<id>.json and data/<id>.csv for each table; two different tables with one id are a problem."""
+def download_files(tables: Iterable[Table], languages: dict) -> dict[str, bytes]:
+    """data/<language>/<id>.json and .csv for each table in each language (``languages``: URL segment ->
+    InlineRenderer in plain text); two different tables with one id are a problem."""
     files: dict[str, bytes] = {}
     problems = []
     for table in tables:
-        record = table_record(table)
-        for ext, write in (("json", table_json), ("csv", table_csv)):
-            path, content = download_path(table.id, ext), write(table, record)
-            if files.get(path, content) != content:
-                problems.append(Problem("vramsite/tables", None, table.id,
-                                        f"two different tables have the id {table.id!r}; give each its own"))
-            files[path] = content
+        for segment, say in languages.items():
+            record = table_record(table, say)
+            for ext, write in (("json", table_json), ("csv", table_csv)):
+                path, content = download_path(table.id, ext, segment), write(table, say, record)
+                if files.get(path, content) != content:
+                    problems.append(Problem("vramsite/tables", None, table.id,
+                                            f"two different tables have the id {table.id!r}; give each its own"))
+                files[path] = content
     if problems:
         raise InputError(sorted(set(problems), key=str))
     return files

@@ -138,6 +138,7 @@ class PageRenderer:
         context.update(
             nav=self.nav(scope),
             alternates=self.alternates(key),
+            x_default=discovery.x_default(self.services.base_url, key, self.services.locales),
             languages=self.languages(scope, key),
             canonical=f"{self.services.base_url}/{scope.page_path}",
             stylesheets=self.services.stylesheets,

@@ -9,6 +9,12 @@ any changed, appeared or went away. While a build fails, every request
 gets an HTML page listing the problems (file:line: field: message); the next
 request after the fix shows the site again.
 
+Each HTML page the preview serves (never a file of the built site) carries a
+small script that listens on ``/__reload`` with server-sent events: the
+connection checks the sources as a request does and tells the page to reload
+itself as soon as a build newer than the page's own is done, failed builds
+included.
+
 Requests are answered on threads of their own. One lock covers checking the
 sources and rebuilding, so a change is built once however many requests
 arrive meanwhile, and each request serves one whole build, never a mix.
@@ -45,6 +51,13 @@ TEXT_TYPES = {
     ".svg": "image/svg+xml",
 }
 
+
+RELOAD_PATH = "/__reload"
+"""The server-sent events the preview's pages listen on; no file of a site is served there."""
+RELOAD_POLL_SECONDS = 0.5
+"""How often a waiting page's connection checks the sources."""
+HEARTBEAT_SECONDS = 15
+"""How often an idle connection sends a comment, so that a closed tab ends its thread."""
 
 LISTEN_BACKLOG = 1024
 """Connections the system queues while every thread is busy (the standard library's 5 drops a browser's burst)."""
@@ -93,12 +106,17 @@ class PreviewSite:
 
     def current(self) -> tuple[dict[str, bytes], list[Problem]]:
         """The files of the latest build, or the problems that stopped it; rebuilds first if sources changed."""
+        files, problems, _ = self.snapshot()
+        return files, problems
+
+    def snapshot(self) -> tuple[dict[str, bytes], list[Problem], int]:
+        """``current()`` and the number of the build it comes from, taken together."""
         with self._lock:
             stamp = self.stamp()
             if stamp != self._stamp:
                 self._stamp = stamp
                 self._rebuild()
-            return self.files, self.problems
+            return self.files, self.problems, self.builds
 
     def _rebuild(self) -> None:
         started = time.monotonic()
@@ -149,6 +167,26 @@ and shows the site again once it builds.</p>
 </body>
 </html>
 """.encode("utf-8")
+
+
+def reload_script(build: int) -> bytes:
+    """The script a preview page runs: reload once a build newer than ``build`` is done."""
+    return (f'<script>new EventSource("{RELOAD_PATH}?since={build}").addEventListener("reload", '
+            'function () { location.reload(); });</script>').encode("utf-8")
+
+
+def with_reload(page: bytes, build: int) -> bytes:
+    """An HTML page with the reload script just before its closing </body> (or at its end)."""
+    script = reload_script(build)
+    at = page.rfind(b"</body>")
+    return page + script if at < 0 else page[:at] + script + page[at:]
+
+
+def reload_since(url_path: str) -> int:
+    """The build a page listening on /__reload?since=N was served from (-1 when it does not say)."""
+    query = urlsplit(url_path).query
+    values = [value for key, _, value in (item.partition("=") for item in query.split("&")) if key == "since"]
+    return int(values[0]) if values and values[0].isdigit() else -1
 
 
 def resolve(files: dict[str, bytes], url_path: str) -> tuple[str | None, str | None]:
@@ -211,9 +249,13 @@ def make_handler(site: PreviewSite) -> type[BaseHTTPRequestHandler]:
             self._answer(head=True)
 
         def _answer(self, head: bool) -> None:
-            files, problems = site.current()
+            if urlsplit(self.path).path == RELOAD_PATH:
+                self._events(reload_since(self.path), head)
+                return
+            files, problems, build = site.snapshot()
             if problems:
-                self._send(HTTPStatus.INTERNAL_SERVER_ERROR, error_page(problems), "text/html; charset=utf-8", head)
+                self._send(HTTPStatus.INTERNAL_SERVER_ERROR, with_reload(error_page(problems), build),
+                           "text/html; charset=utf-8", head)
                 return
             path, redirect = resolve(files, self.path)
             if redirect:
@@ -222,10 +264,34 @@ def make_handler(site: PreviewSite) -> type[BaseHTTPRequestHandler]:
                 self.send_header("Content-Length", "0")
                 self.end_headers()
             elif path is not None:
-                self._send(HTTPStatus.OK, files[path], content_type(path), head)
+                kind = content_type(path)
+                body = with_reload(files[path], build) if kind.startswith("text/html") else files[path]
+                self._send(HTTPStatus.OK, body, kind, head)
             else:
                 body = files.get("404.html", b"<!DOCTYPE html><title>Not found</title><p>Not found.</p>")
-                self._send(HTTPStatus.NOT_FOUND, body, "text/html; charset=utf-8", head)
+                self._send(HTTPStatus.NOT_FOUND, with_reload(body, build), "text/html; charset=utf-8", head)
+
+        def _events(self, since: int, head: bool) -> None:
+            """Server-sent events: one "reload" once the sources build anew after build ``since``."""
+            self.send_response(HTTPStatus.OK)
+            self.send_header("Content-Type", "text/event-stream; charset=utf-8")
+            self.send_header("Cache-Control", "no-store")
+            self.end_headers()
+            if head:
+                return
+            quiet = 0.0
+            while True:
+                _, _, build = site.snapshot()
+                if build != since:
+                    self.wfile.write(f"event: reload\ndata: {build}\n\n".encode("utf-8"))
+                    self.wfile.flush()
+                    return
+                if quiet >= HEARTBEAT_SECONDS:
+                    self.wfile.write(b": waiting\n\n")  # fails once the page is gone, ending this thread
+                    self.wfile.flush()
+                    quiet = 0.0
+                time.sleep(RELOAD_POLL_SECONDS)
+                quiet += RELOAD_POLL_SECONDS
 
         def _send(self, status: HTTPStatus, body: bytes, kind: str, head: bool) -> None:
             self.send_response(status)

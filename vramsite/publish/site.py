@@ -24,6 +24,7 @@ from ..render.charts import chart_file
 from ..render.content import layout_problem, read_content
 from ..render.environments import content_env, has_template, layout_environment
 from ..render.i18n import load_catalogs
+from ..render.inline import InlineRenderer
 from ..render.markdown import make_markdown
 from ..render.scope import ScopeServices
 from ..render.services import ChartService, Events, Formatters, PageFacts, TableService, freeze
@@ -135,7 +136,8 @@ class SiteBuild:
             files.add(path, content, "templates")
         for path, content in self.assets.files.items():
             files.add(path, content, "templates/static")
-        for path, content in downloads.download_files(self.tables.shown()).items():
+        languages = {locale.segment: InlineRenderer.plain(self.formatter(locale)) for locale in self.data.site.locales}
+        for path, content in downloads.download_files(self.tables.shown(), languages).items():
             files.add(path, content, "vramsite/tables")
         for path, content in self.chart_files(drawn=drawn).items():
             files.add(path, content, "vramsite/render/charts")

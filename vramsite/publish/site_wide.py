@@ -6,8 +6,10 @@ from jinja2 import Environment
 from markupsafe import Markup
 
 from ..errors import InputError
+from ..load.dates import parse_moment
 from ..load.model import SiteData
 from ..render.content import layout_problem
+from ..render.format import Formatter
 from . import discovery
 from .pages import Assets, RenderedPage, language_name
 
@@ -28,7 +30,8 @@ def site_wide_files(layout_env: Environment, data: SiteData, catalogs: dict, ass
         "index.html.md": _plain(layout_env, "root.md", context),
         "404.html": _plain(layout_env, "404.html", context),
         "404.html.md": _plain(layout_env, "404.md", context),
-        "sitemap.xml": discovery.sitemap(site.base_url, [page.id for page in pages], site.locales),
+        "sitemap.xml": discovery.sitemap(site.base_url, [page.id for page in pages], site.locales,
+                                         discovery.lastmod(_dates_every_page_shows(data))),
         "robots.txt": discovery.robots(site.base_url),
     }
     sections = []
@@ -37,9 +40,21 @@ def site_wide_files(layout_env: Environment, data: SiteData, catalogs: dict, ass
         links = [(page.title, f"{site.base_url}/{locale.segment}/{page.key}.html.md", page.description)
                  for page in rendered if page.locale == locale]
         sections.append((language["name"], links))
-    summary = languages[0]["index"].description
-    files["llms.txt"] = discovery.llms_txt(site.name, summary, sections)
+    first = languages[0]
+    summary = first["index"].description
+    files["llms.txt"] = discovery.llms_txt(site.name, summary, _prices_checked(data, first), sections)
     return files
+
+
+def _dates_every_page_shows(data: SiteData) -> list:
+    """The dated inputs every page shows: the footer's price date."""
+    return [parse_moment(data.pricing.updated)]
+
+
+def _prices_checked(data: SiteData, language: dict) -> str:
+    """The footer's sentence saying when the prices were checked, in ``language``."""
+    formatter = Formatter(language["locale"], data.site.display, language["catalog"])
+    return language["catalog"].gettext("Prices updated {date}.").replace("{date}", formatter.date(data.pricing.updated))
 
 
 def _plain(layout_env: Environment, template_name: str, context: dict) -> bytes:

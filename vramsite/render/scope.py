@@ -150,11 +150,11 @@ class Scope:
         return Markup('<div class="chart" style="overflow-x:auto;margin:1.5rem 0">\n{}\n</div>').format(Markup(svg))
 
     def download(self, table) -> Markup:
-        """'Download: JSON · CSV', linking the table's files under data/ (relative to this page)."""
+        """'Download: JSON · CSV', linking the table's files in this page's language under data/ (relative)."""
         here = posixpath.dirname(self.page_path) or "."
         links = {}
         for ext, label, kind in (("json", "JSON", "application/json"), ("csv", "CSV", "text/csv")):
-            url = posixpath.relpath(download_path(table.id, ext), here)
+            url = posixpath.relpath(download_path(table.id, ext, self.locale.segment), here)
             if self.mode == MD:
                 links[ext] = Markup("[{}]({})").format(label, Markup(url))
             else:

@@ -9,7 +9,7 @@ from markupsafe import escape
 
 from ...calc.figure import COUNT, given
 from .colour import GRID, INK, MUTED, SERIES
-from .names import chart_title
+from .names import chart_title, point_title
 from .reading import language, rows_by_key, words
 from .svg import PAD, Canvas, document, middle, n
 from .text import FONT, LINE, text_width, wrap
@@ -61,7 +61,7 @@ def finetune_chart(table, fmt, chart_id: str, *, standalone: bool = False, model
             bar_top = top + index * (bar + gap)
             end = x_of(values[key])
             canvas.add(f'<g class="bar" data-model="{escape(row.key)}" data-method="{escape(method)}">'
-                       f"<title>{escape(names[row.key])}, {escape(method_names[method])}: {escape(labels[key])}</title>"
+                       f"<title>{escape(point_title(say, names[row.key], method_names[method], labels[key]))}</title>"
                        + canvas.rect(left, bar_top, end - left, bar, fill=SERIES[index % len(SERIES)])
                        + f'<text x="{n(end + 4)}" y="{n(middle(bar_top + bar / 2))}">{escape(labels[key])}</text>'
                        + "</g>")

@@ -9,7 +9,7 @@ from markupsafe import escape
 
 from ...calc.figure import PRICE, given
 from .colour import GRID, INK, MUTED, PAPER, class_colours, text_on
-from .names import chart_title
+from .names import chart_title, point_title
 from .reading import language, words
 from .svg import PAD, Canvas, attrs, document, middle, n
 from .text import FONT, LINE, sentences, text_width, wrap
@@ -96,9 +96,10 @@ def lookup_heatmap_chart(table, fmt, chart_id: str, *, standalone: bool = False)
                 kind = "cell sales"
                 extra = f' data-fill="{PAPER}" data-ink="{ink}"'
             center = x + cell_width / 2
+            both = str(say.message("{need}, {offer}", need=first, offer=second))
             canvas.add(f'<g class="{kind}" data-model="{escape(row.key)}" data-method="{escape(method)}"{extra}>'
-                       f"<title>{escape(names[row.key])}, {escape(method_names[method])}: "
-                       f"{escape(first)}, {escape(second)}</title>" + shape
+                       f"<title>{escape(point_title(say, names[row.key], method_names[method], both))}</title>"
+                       + shape
                        + f'<text x="{n(center)}" y="{n(top + 17)}" text-anchor="middle"{paint}'
                          f' font-weight="600">{escape(first)}</text>'
                        + f'<text x="{n(center)}" y="{n(top + 33)}" text-anchor="middle"{paint}>'
@@ -126,8 +127,7 @@ def lookup_heatmap_chart(table, fmt, chart_id: str, *, standalone: bool = False)
         y += 16
 
     def case(key) -> str:
-        return say.message("{model}, {method}: {configuration}", model=names[key[0]], method=method_names[key[1]],
-                           configuration=texts[key][0])
+        return point_title(say, names[key[0]], method_names[key[1]], texts[key][0])
 
     desc = [fmt.gettext("The cheapest configuration for each model and method, coloured by price on a log scale.")]
     if priced:

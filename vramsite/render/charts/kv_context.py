@@ -9,7 +9,7 @@ from markupsafe import escape
 
 from ...calc.figure import MEMORY, given
 from .colour import DASHES, GRID, INK, MUTED, SERIES
-from .names import chart_title
+from .names import chart_title, point_title
 from .reading import column_index, language, words
 from .svg import PAD, Canvas, attrs, document, middle, n
 from .text import FONT, LINE, text_width, wrap
@@ -114,8 +114,8 @@ def kv_context_chart(table, fmt, chart_id: str, *, standalone: bool = False, con
                            stroke_linejoin="round") + "/>")
         for tokens, cell in points:
             canvas.add(f'<circle cx="{n(x_of(tokens))}" cy="{n(y_of(cell.value.value))}" r="3"{attrs(fill=colour)}>'
-                       f"<title>{escape(names[row.key])}, {escape(tokens_names[tokens])}: "
-                       f"{escape(say(cell.content))}</title></circle>")
+                       f"<title>{escape(point_title(say, names[row.key], tokens_names[tokens], say(cell.content)))}"
+                       "</title></circle>")
         end_x, end_y = x_of(points[-1][0]), y_of(points[-1][1].value.value)
         if abs(label_y[index] - end_y) > 3:
             canvas.add(canvas.line(end_x + 3, end_y, right + 6, label_y[index], stroke=colour, stroke_width="1"))

@@ -17,6 +17,11 @@ def chart_title(name: str, fmt) -> str:
     return fmt.gettext(TITLES[name])
 
 
+def point_title(say, subject: str, case: str, value: str) -> str:
+    """The tooltip of one mark: "7B, Full fine-tuning: 129 GB", its punctuation the language's own."""
+    return str(say.message("{model}, {case}: {value}", model=subject, case=case, value=value))
+
+
 def chart_slug(name: str, segment: str, options: dict | None = None) -> str:
     """'en-cost', or 'en-kv_context--contexts-1024-2048' with options: file names and ids."""
     slug = f"{segment}-{name}"
