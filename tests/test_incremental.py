@@ -14,13 +14,21 @@ ROOT = Path(__file__).resolve().parent.parent
 SOURCES = ("data", "content", "templates", "locales")
 
 
-def _raise_first(pattern: str, by: int):
-    """An edit that adds ``by`` to the first number matched by ``pattern`` (its one group)."""
+def _first_number(pattern: str, change):
+    """An edit of the first number matched by ``pattern`` (its one group): ``change`` of it."""
     def edit(text: str) -> str:
-        changed = re.sub(pattern, lambda found: found[0].replace(found[1], str(int(found[1]) + by)), text, count=1)
-        assert changed != text, pattern
-        return changed
+        edited = re.sub(pattern, lambda found: found[0].replace(found[1], str(change(int(found[1])))), text, count=1)
+        assert edited != text, pattern
+        return edited
     return edit
+
+
+def _raise_first(pattern: str, by: int):
+    return _first_number(pattern, lambda number: number + by)
+
+
+def _times_first(pattern: str, by: int):
+    return _first_number(pattern, lambda number: number * by)
 
 
 def _append(line: str):
@@ -29,6 +37,7 @@ def _append(line: str):
 
 EDITS = {
     "a price": ("data/prices.yaml", _raise_first(r"usd: (\d+)\}", 7)),
+    "a price, tenfold": ("data/prices.yaml", _times_first(r"usd: (\d+)\}", 10)),  # other cards win its cells
     "a card's memory": ("data/gpus.yaml", _raise_first(r"\n    memory_gb: (\d+)\n", 16)),
     "a model's params": ("data/models.yaml", _raise_first(r"\n    params_billion: (\d+)\n", 1)),
     "a real model's context": ("data/catalogue.yaml", _raise_first(r"\n    max_context: (\d+)\n", 1024)),
