@@ -180,6 +180,16 @@ def price_editor(prices: Path) -> Callable[[], None]:
     return edit
 
 
+def content_editor(page: Path) -> Callable[[], None]:
+    """Add a new sentence to one page's content file each time."""
+    original = page.read_text(encoding="utf-8")
+    edits = iter(range(1, 10**6))
+
+    def edit():
+        page.write_text(original + f"\nOne more sentence, number {next(edits)}.\n", encoding="utf-8")
+    return edit
+
+
 def languages_of(built: Path) -> list[str]:
     """The language folders of a built site (each holds Markdown twins), in the order site.yaml lists them."""
     listed = re.findall(r"\{segment: ([\w-]+),", (built.parent / "data" / "site.yaml").read_text(encoding="utf-8"))
@@ -233,6 +243,12 @@ def main() -> int:
         results["price-edit rebuild ÷ Hugo cold"] = edited.figures("vramsite", "Hugo")
         results["price-edit rebuild ÷ Hugo cold"]["files written"] = changed(state, snapshot(out))
         results["price-edit rebuild ÷ Hugo cold"]["target"] = 1.0
+
+        state = snapshot(out)
+        edited = paired(count, before(content_editor(site / "content" / "en" / "pricing.md"), build(site, out)),
+                        hugo_cold)
+        results["content-edit rebuild ÷ Hugo cold"] = edited.figures("vramsite", "Hugo")
+        results["content-edit rebuild ÷ Hugo cold"]["files written"] = changed(state, snapshot(out))
 
         small, large = (scratch / f"synthetic-{models}" for models in sizes)
         for folder, models in zip((small, large), sizes):
