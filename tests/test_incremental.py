@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from vramsite.publish.serve import PreviewSite
 from vramsite.publish.site import SiteBuild
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -126,3 +127,22 @@ def test_two_workers_keep_the_same_pages_as_one(built_once, tmp_path):
     two = SiteBuild(site, incremental=True)
     assert two.render(workers=2) == files
     assert two.kept == one.kept
+
+
+def test_the_preview_renders_only_the_edited_page_after_a_save(built_once, tmp_path, monkeypatch):
+    site, _ = built_once
+    copy = tmp_path / "site"
+    shutil.copytree(site, copy)
+    preview = PreviewSite(copy, log=lambda line: None)
+    preview.current()
+    rendered = []
+    original = SiteBuild.render_page
+    monkeypatch.setattr(SiteBuild, "render_page",
+                        lambda build, page, locale: rendered.append((locale.segment, page.id)) or
+                        original(build, page, locale))
+    path, change = EDITS["a content file"]
+    (copy / path).write_text(change((copy / path).read_text(encoding="utf-8")), encoding="utf-8")
+    files, problems = preview.current()
+    assert problems == []
+    assert rendered == [("en", "pricing")]
+    assert files == SiteBuild(copy).render()
