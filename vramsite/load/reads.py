@@ -54,6 +54,15 @@ def _note_all(reads: set[Read]) -> None:
         _open[-1].update(reads)
 
 
+_read_sets: dict[frozenset, frozenset] = {}
+
+
+def _shared(reads: set[Read]) -> frozenset[Read]:
+    """One copy of each distinct read set: the grid's many cells each read every price, the same set."""
+    frozen = frozenset(reads)
+    return _read_sets.setdefault(frozen, frozen)
+
+
 class ReadCache(dict):
     """A dict of results that replays what each one read whenever it is handed out."""
 
@@ -71,7 +80,7 @@ class ReadCache(dict):
         with reading() as found:
             value = compute()
         self[key] = value
-        self._reads[key] = found
+        self._reads[key] = _shared(found)
         return value
 
 
@@ -191,6 +200,8 @@ TRACKED_KINDS = {"gpus": "gpu", "models": "model", "catalogue": "catalogue"}
 
 
 def tracked_data(data: SiteData) -> TrackedSiteData:
+    """The data of a new build, with its reads noted (the read sets of earlier builds are let go)."""
+    _read_sets.clear()
     fields = {name: TrackedRecords(getattr(data, name), kind) for name, kind in TRACKED_KINDS.items()}
     pricing = replace(data.pricing, usd=TrackedPrices(data.pricing.usd))
     plain = {name: getattr(data, name) for name in data.__dataclass_fields__}
