@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from ..load.model import Discount, Gpu, LookupRules, Method, Pricing, Selection
-from ..load.reads import ReadCache
+from ..load.reads import EveryCardRead
 from .cost import card_memory, order_price
 from .figure import COUNT, MEMORY, Figure, ceiling_quotient, given, product
 from .rules import (
@@ -38,7 +38,7 @@ class Market:
     pricing: Pricing
     discounts: tuple[Discount, ...]
     rules: LookupRules
-    _offers: ReadCache = field(default_factory=ReadCache, init=False, compare=False, hash=False, repr=False)
+    _offers: dict = field(default_factory=EveryCardRead, init=False, compare=False, hash=False, repr=False)
     """What depends only on the method's rules (feature, all-to-all), worked out once: the priced
     configurations, their ranking, the cards of each memory size, the card that forms a node."""
 
@@ -121,8 +121,9 @@ def _offers(method: Method, market: Market) -> list[tuple[Gpu, int, Decimal, Dec
     They depend on the method only through its hardware feature and its need for an
     all-to-all link, so a grid of many models works them out once per kind of method.
     """
-    def offers():
-        found = []
+    key = _rules_key(method)
+    if key not in market._offers:
+        offers = []
         for gpu in market.gpus:
             usd = market.pricing.usd.get(gpu.id)
             if usd is None:
@@ -130,9 +131,9 @@ def _offers(method: Method, market: Market) -> list[tuple[Gpu, int, Decimal, Dec
             for count in allowed_counts(gpu, market.rules):
                 if meets_rules(gpu, count, method, market.rules):
                     price = order_usd(usd, count, market.discounts)
-                    found.append((gpu, count, capacity(gpu.memory_gb, count), price))
-        return found
-    return market._offers.fetch(_rules_key(method), offers)
+                    offers.append((gpu, count, capacity(gpu.memory_gb, count), price))
+        market._offers[key] = offers
+    return market._offers[key]
 
 
 def _rules_key(method: Method) -> tuple:
@@ -160,7 +161,9 @@ the need, so the offers are sorted once and the answer is the first that holds t
 
 def _ranked(method: Method, market: Market) -> list[tuple]:
     key = ("ranked", market.rules.selection, *_rules_key(method))
-    return market._offers.fetch(key, lambda: sorted(_offers(method, market), key=SELECTIONS[market.rules.selection]))
+    if key not in market._offers:
+        market._offers[key] = sorted(_offers(method, market), key=SELECTIONS[market.rules.selection])
+    return market._offers[key]
 
 
 def lookup(need: Figure, method: Method, market: Market,
@@ -190,23 +193,24 @@ def lookup(need: Figure, method: Method, market: Market,
 def _same_class(choice: Configuration, method: Method, market: Market) -> tuple[Gpu, ...]:
     """Qualifying cards of the chosen card's memory size, priced or not, in data order."""
     key = ("same class", choice.gpu.memory_gb, choice.count, *_rules_key(method))
-    return market._offers.fetch(key, lambda: tuple(
-        gpu for gpu in market.gpus
-        if gpu.memory_gb == choice.gpu.memory_gb and meets_rules(gpu, choice.count, method, market.rules)
-    ))
+    if key not in market._offers:
+        market._offers[key] = tuple(
+            gpu for gpu in market.gpus
+            if gpu.memory_gb == choice.gpu.memory_gb and meets_rules(gpu, choice.count, method, market.rules)
+        )
+    return market._offers[key]
 
 
 def _node_card(method: Method, market: Market, node_cards: int) -> Gpu | None:
     """The largest priced card that forms a full node under the method's rules."""
     key = ("node card", node_cards, *_rules_key(method))
-
-    def largest():
+    if key not in market._offers:
         eligible = [
             gpu for gpu in market.gpus
             if meets_rules(gpu, node_cards, method, market.rules) and market.pricing.usd.get(gpu.id) is not None
         ]
-        return max(eligible, key=lambda gpu: (gpu.memory_gb, gpu.id)) if eligible else None
-    return market._offers.fetch(key, largest)
+        market._offers[key] = max(eligible, key=lambda gpu: (gpu.memory_gb, gpu.id)) if eligible else None
+    return market._offers[key]
 
 
 def _nodes_needed(need: Figure, method: Method, market: Market, node_cards: int) -> Figure | None:

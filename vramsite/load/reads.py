@@ -84,6 +84,28 @@ class ReadCache(dict):
         return value
 
 
+class EveryCardRead(dict):
+    """A cache of results worked out from every card and every price (the lookup's offers): looking a result
+    up reads them all, however the cache is used."""
+
+    def __contains__(self, key):
+        _note_every_card()
+        return super().__contains__(key)
+
+    def __getitem__(self, key):
+        _note_every_card()
+        return super().__getitem__(key)
+
+    def get(self, key, default=None):
+        _note_every_card()
+        return super().get(key, default)
+
+
+def _note_every_card() -> None:
+    note("gpu", EVERY)
+    note("price", EVERY)
+
+
 class cached_reads:  # noqa: N801 - used as a decorator, like functools.cached_property
     """``functools.cached_property`` that replays what computing the value read."""
 
