@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import pickle
 import re
 import shutil
 from pathlib import Path
 
 import pytest
 
+from vramsite.load.reads import EVERY
 from vramsite.publish.serve import PreviewSite
 from vramsite.publish.site import SiteBuild
 
@@ -146,3 +148,18 @@ def test_the_preview_renders_only_the_edited_page_after_a_save(built_once, tmp_p
     assert problems == []
     assert rendered == [("en", "pricing")]
     assert files == SiteBuild(copy).render()
+
+
+def test_a_page_reads_the_same_records_after_other_pages_filled_the_caches(built_once, tmp_path):
+    """What a page read, rendered after every other (its tables, grid and facts taken from the caches), holds
+    everything it reads rendered first in a fresh build: no cache hides a read."""
+    site, _ = built_once
+    with open(site / ".cache" / "pages.pickle", "rb") as kept:
+        together = {(record.segment, record.key): record.reads for record in pickle.load(kept)["records"]}
+    for page in SiteBuild(site).pages:
+        fresh = SiteBuild(site, incremental=True)
+        locale = fresh.data.site.locales[-1]
+        alone = fresh.render_recorded(page, locale).reads
+        read = together[(locale.segment, page.id)]
+        hidden = {(kind, name) for kind, name in alone if (kind, name) not in read and (kind, EVERY) not in read}
+        assert hidden == set(), page.id

@@ -177,7 +177,7 @@ class SiteBuild:
         for page in self.pages:
             kept = self.memory.kept(locale.segment, page.id) if self.memory else None
             try:
-                record = kept or (self._render_recorded(page, locale) if self.memory else None)
+                record = kept or (self.render_recorded(page, locale) if self.memory else None)
                 pages.append(record.page if record else self.render_page(page, locale))
             except InputError as error:
                 problems.extend(error.problems)
@@ -192,7 +192,7 @@ class SiteBuild:
                               {segment: set(catalog.missing) for segment, catalog in self.catalogs.items()},
                               records, reused)
 
-    def _render_recorded(self, page: PageSpec, locale) -> PageRecord:
+    def render_recorded(self, page: PageSpec, locale) -> PageRecord:
         """The page rendered, with the data records it read and the tables and charts it showed."""
         self.tables.heard, self.charts.heard = [], []
         try:
