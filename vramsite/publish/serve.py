@@ -67,10 +67,15 @@ class ServeError(Exception):
     """The preview cannot start: the address is taken, not this machine's, or not allowed."""
 
 
+def render_kept(root: Path) -> dict[str, bytes]:
+    """The site, rendering again only the pages a save can have changed (publish/incremental.py)."""
+    return render_site(root, incremental=True)
+
+
 class PreviewSite:
     """The site as last built from ``root``, rebuilt on demand when a source file changed."""
 
-    def __init__(self, root: Path, render: Callable[[Path], dict[str, bytes]] = render_site,
+    def __init__(self, root: Path, render: Callable[[Path], dict[str, bytes]] = render_kept,
                  log: Callable[[str], None] | None = None, debug: bool = False):
         self.root = Path(root)
         self.render = render

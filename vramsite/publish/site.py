@@ -20,6 +20,7 @@ from ..errors import InputError, Problem
 from ..layout import SiteLayout
 from ..load.assemble import load_site_sources
 from ..load.pages import PAGES_FILE, PageSpec, read_page_specs, read_pages
+from ..load.reads import reading, tracked_data
 from ..render.charts import chart_file
 from ..render.content import layout_problem, read_content
 from ..render.environments import content_env, has_template, layout_environment
@@ -29,6 +30,7 @@ from ..render.markdown import make_markdown
 from ..render.scope import ScopeServices
 from ..render.services import ChartService, Events, Formatters, PageFacts, TableService, freeze
 from . import downloads
+from .incremental import PageMemory, PageRecord
 from .pages import Assets, PageRenderer, PageServices, RenderedPage
 from .parallel import map_in_workers
 from .router import Router
@@ -50,17 +52,28 @@ class LanguageOutput:
     """The standalone copies of those charts in this language."""
     missing: dict[str, set[str]]
     """Per catalog: the UI strings asked for that it lacks."""
+    records: list[PageRecord]
+    """Each page with what it depended on, for the next build (empty unless the build keeps them)."""
+    kept: list[str]
+    """The pages kept from the last build as they were, not rendered again."""
 
 
 class SiteBuild:
-    def __init__(self, root: Path):
+    def __init__(self, root: Path, incremental: bool = False):
+        """``incremental``: keep every page with what it read, and keep the last build's pages whose inputs
+        did not change since (``incremental.py``)."""
         self.layout = SiteLayout(root)
         self.root = self.layout.root
         self.data, documents = load_site_sources(self.root)
+        if incremental:
+            self.data = tracked_data(self.data)
         self.guide = Guide(self.data)
         self.catalogs = load_catalogs(self.root, self.data.site.locales, self.layout.engine)
         self.pages: tuple[PageSpec, ...] = read_page_specs(
             self.root, self.data, documents["gpus"], lambda name: has_template(self.layout_env, name))
+        self.memory = PageMemory(self.root, self.data, self._page_keys()) if incremental else None
+        self.kept: list[tuple[str, str]] = []
+        """(language, page) of each page kept from the last build, after ``render``."""
         self.router = Router()
         for page in self.pages:
             self.router.add(page.id)
@@ -91,6 +104,9 @@ class SiteBuild:
                                 self.assets.stylesheets, self.events, self.data.site.locales,
                                 self.data.site.base_url)
         return PageRenderer(services, self.pages)
+
+    def _page_keys(self) -> tuple:
+        return tuple(locale.segment for locale in self.data.site.locales), tuple(page.id for page in self.pages)
 
     def table(self, name: str, **options):
         """A table object, built once however many pages and languages show it."""
@@ -143,19 +159,58 @@ class SiteBuild:
             files.add(path, content, "vramsite/render/charts")
         if self.catalog_problems():
             raise InputError(self.catalog_problems())
+        if self.memory is not None:
+            self._keep([record for output in outputs for record in output.records])
+            self.kept = [(locale.segment, key) for locale, output in zip(self.data.site.locales, outputs)
+                         for key in output.kept]
         return files
+
+    def _keep(self, records: list[PageRecord]) -> None:
+        """Keep the pages for the next build, unless some UI string was missing (a kept page would not ask
+        for it again)."""
+        if any(catalog.missing for catalog in self.catalogs.values()):
+            self.memory.forget()
+        else:
+            self.memory.save(records)
 
     def render_language(self, locale) -> LanguageOutput:
         """Every page in one language, and the standalone copies of its charts."""
-        pages, problems = [], []
+        pages, problems, records, reused = [], [], [], []
         for page in self.pages:
+            kept = self.memory.kept(locale.segment, page.id) if self.memory else None
             try:
-                pages.append(self.render_page(page, locale))
+                record = kept or (self.render_recorded(page, locale) if self.memory else None)
+                pages.append(record.page if record else self.render_page(page, locale))
             except InputError as error:
                 problems.extend(error.problems)
+                continue
+            if kept:
+                self._replay(kept)
+                reused.append(page.id)
+            if record:
+                records.append(record)
         charts = {} if problems else self.chart_files(locales=[locale])
         return LanguageOutput(pages, problems, self.tables.uses(), self.charts.uses(), charts,
-                              {segment: set(catalog.missing) for segment, catalog in self.catalogs.items()})
+                              {segment: set(catalog.missing) for segment, catalog in self.catalogs.items()},
+                              records, reused)
+
+    def render_recorded(self, page: PageSpec, locale) -> PageRecord:
+        """The page rendered, with the data records it read and the tables and charts it showed."""
+        self.tables.heard, self.charts.heard = [], []
+        try:
+            with reading() as reads:
+                rendered = self.render_page(page, locale)
+            return PageRecord(page.id, locale.segment, self.layout.content_name(locale.segment, page.source),
+                              frozenset(reads), self.tables.heard, self.charts.heard, rendered)
+        finally:
+            self.tables.heard = self.charts.heard = None
+
+    def _replay(self, kept: PageRecord) -> None:
+        """Count the tables and charts of a page kept from the last build as shown, for downloads and chart files."""
+        for name, options in kept.tables:
+            self.tables(name, **options)
+        for name, options in kept.charts:
+            self.charts.note(name, options)
 
     def _take_over(self, output: LanguageOutput) -> None:
         """Make this build know the tables, charts and missing strings of a language another worker rendered."""
@@ -196,15 +251,18 @@ class SiteBuild:
         return files
 
 
-def render_site(root: Path, workers: int = 1) -> dict[str, bytes]:
+def render_site(root: Path, workers: int = 1, incremental: bool = False) -> dict[str, bytes]:
     """The whole site in memory, or InputError with every problem found.
+
+    ``incremental``: render again only the pages whose inputs changed since the last build
+    (``SiteBuild``), the same bytes as rendering all of them.
 
     When the data cannot be loaded no page can be rendered; the content files,
     layout templates and pages.yaml are then still read and compiled, so that
     one run lists their problems too.
     """
     try:
-        return SiteBuild(root).render(workers)
+        return SiteBuild(root, incremental).render(workers)
     except InputError as error:
         raise InputError(error.problems + source_problems(Path(root))) from None
 

@@ -25,10 +25,38 @@ LIBRARIES = ("jinja2", "markdown-it-py", "mdit-py-plugins", "pyyaml", "babel", "
 
 
 def input_digest(site_root: Path) -> str:
+    digest = _environment_digest()
+    for _, name, content in _input_files(site_root):
+        digest.update(name.encode() + b"\0" + content + b"\0")
+    return digest.hexdigest()
+
+
+def source_digests(site_root: Path) -> tuple[str, dict[str, str]]:
+    """The digest of every input but the data files and the pages' content files, and each content file's
+    own digest by its name (content/en/vram.md): what a rebuild compares to keep pages (incremental.py)."""
+    layout = SiteLayout(site_root)
+    data, content = layout.data.resolve(), layout.content.resolve()
+    rest, contents = _environment_digest(), {}
+    for path, name, text in _input_files(site_root):
+        if path.parent == data:
+            continue
+        if path.suffix == ".md" and path.parent.parent == content:
+            contents[f"content/{path.parent.name}/{path.name}"] = hashlib.sha256(text).hexdigest()
+            continue
+        rest.update(name.encode() + b"\0" + text + b"\0")
+    return rest.hexdigest(), contents
+
+
+def _environment_digest():
     digest = hashlib.sha256()
     digest.update(sys.version.encode())
     for installed in library_versions():
         digest.update(installed.encode() + b"\0")
+    return digest
+
+
+def _input_files(site_root: Path):
+    """(path, name, bytes) of every file of the site's and the engine's sources, in a fixed order."""
     folders = SiteLayout(site_root).source_folders + [ENGINE_ROOT / name for name in ENGINE_FOLDERS]
     seen: set[Path] = set()
     for folder in folders:
@@ -38,8 +66,7 @@ def input_digest(site_root: Path) -> str:
         seen.add(folder)
         for path in sorted(folder.rglob("*")):
             if path.is_file() and "__pycache__" not in path.parts:
-                digest.update(str(path.relative_to(folder.parent)).encode() + b"\0" + path.read_bytes() + b"\0")
-    return digest.hexdigest()
+                yield path, str(path.relative_to(folder.parent)), path.read_bytes()
 
 
 def library_versions() -> list[str]:

@@ -45,6 +45,7 @@ from ..calc import Guide
 from ..calc.figure import COUNT, Figure, given
 from ..layout import download_path
 from ..load.model import LocaleConfig, Pricing, SiteConfig
+from ..load.reads import ReadCache
 from ..tables.guide import method_label
 from .calculator import calculator_block
 from .charts import chart_file, chart_title
@@ -72,8 +73,9 @@ class ScopeServices:
     catalogs: Mapping[str, Catalog]
     """UI strings, by locale segment."""
     formatter: Callable[[LocaleConfig], Formatter]
-    calculators: dict = field(default_factory=dict)
-    """The calculator's data and default answer, by (language, model): worked out once per build."""
+    calculators: ReadCache = field(default_factory=ReadCache)
+    """The calculator's data and default answer, by (language, model): worked out once per build, and
+    every page that takes one reads what working it out read (every card, price and model)."""
 
 
 class Scope:
@@ -166,10 +168,8 @@ class Scope:
         which has no script to run it."""
         if self.mode == MD:
             return Markup("")
-        key = (self.locale.segment, model)
-        if key not in self.services.calculators:
-            self.services.calculators[key] = calculator_block(self.services.guide, self.fmt, self.catalog, model)
-        block = self.services.calculators[key]
+        block = self.services.calculators.fetch(
+            (self.locale.segment, model), lambda: calculator_block(self.services.guide, self.fmt, self.catalog, model))
         template = self.services.layout.get_template("partials/calculator.html")
         text = template.render(self.template_context(**block))
         return Markup("\n".join(line for line in text.split("\n") if line.strip()))  # one HTML block

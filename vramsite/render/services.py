@@ -12,6 +12,7 @@ from __future__ import annotations
 from ..errors import InputError, Problem, UnknownId
 from ..facts import FACTS
 from ..load.pages import PAGES_FILE
+from ..load.reads import ReadCache
 from ..tables import ALL_TABLES
 from .charts import CHARTS, render_chart
 from .format import Formatter
@@ -64,23 +65,26 @@ class TableService:
 
     def __init__(self, guide, events: Events):
         self.guide, self.events = guide, events
-        self._built: dict = {}
+        self._built = ReadCache()
+        """Each table, and the data records building it read (load/reads.py)."""
         self._used: dict = {}
+        self.heard: list | None = None
+        """While a page renders for the record a rebuild keeps (publish/incremental.py): (name, options) of
+        each table it shows."""
 
     def build(self, name: str, **options):
         """The table ``name`` with ``options``, built once; None for a table with nothing to show (a card that
         wins no cell). Not counted as shown: what a chart is drawn from."""
-        key = (name, freeze(options))
-        if key not in self._built:
-            if name not in ALL_TABLES:
-                raise UnknownId("table", name, tuple(ALL_TABLES))
-            self._built[key] = ALL_TABLES[name](self.guide, **options)
-        return self._built[key]
+        if name not in ALL_TABLES:
+            raise UnknownId("table", name, tuple(ALL_TABLES))
+        return self._built.fetch((name, freeze(options)), lambda: ALL_TABLES[name](self.guide, **options))
 
     def __call__(self, name: str, **options):
         """The table, counted as shown: it is published among the downloads."""
         table = self.build(name, **options)
         self._used.setdefault((name, freeze(options)), (name, options))
+        if self.heard is not None:
+            self.heard.append((name, options))
         return table
 
     def show(self, name: str, **options):
@@ -105,19 +109,22 @@ class ChartService:
 
     def __init__(self, tables: TableService, formatters: Formatters, events: Events):
         self.tables, self.formatters, self.events = tables, formatters, events
-        self._svg: dict = {}
+        self._svg = ReadCache()
         self._options: dict = {}
+        self.heard: list | None = None
+        """Like ``TableService.heard``, for charts."""
 
     def draw(self, name: str, locale, standalone: bool = False, **options) -> str:
         if name not in CHARTS:
             raise UnknownId("chart", name, tuple(CHARTS))
         frozen = freeze(options)
         key = (name, frozen, locale.segment, standalone)
-        if key not in self._svg:
-            self._svg[key] = render_chart(name, self.tables.build, self.formatters(locale), locale.segment,
-                                          standalone=standalone, **options)
-            self._options.setdefault((name, frozen), (name, options))
-        return self._svg[key]
+        svg = self._svg.fetch(key, lambda: render_chart(name, self.tables.build, self.formatters(locale),
+                                                        locale.segment, standalone=standalone, **options))
+        self._options.setdefault((name, frozen), (name, options))
+        if self.heard is not None:
+            self.heard.append((name, options))
+        return svg
 
     def show(self, name: str, locale, standalone: bool = False, **options) -> str:
         """The chart, as a page shows it: the listeners hear of it."""
@@ -161,21 +168,19 @@ class PageFacts:
 
     def __init__(self, guide):
         self.guide = guide
-        self._by_page: dict = {}
+        self._by_page = ReadCache()
 
     def __call__(self, page, card, model=None):
         """The facts of ``page``; ``card`` / ``model``: the card or real model a page made once per card or
         model is about (a model page's builder is given it as ``model``)."""
         if page.facts is None:
             return None
-        if page.id not in self._by_page:
-            builder = FACTS.get(page.facts)
-            if builder is None:
-                raise InputError([Problem(PAGES_FILE, page.line, f"{page.entry}.facts",
-                                          f"no page facts named {page.facts!r} (known: {', '.join(sorted(FACTS))})")])
-            try:
-                subject = {"model": model} if model is not None else {}
-                self._by_page[page.id] = builder(self.guide, page.params, card, **subject)
-            except UnknownId as error:
-                raise InputError([Problem(PAGES_FILE, page.line, f"{page.entry}.params", f"names {error}")]) from None
-        return self._by_page[page.id]
+        builder = FACTS.get(page.facts)
+        if builder is None:
+            raise InputError([Problem(PAGES_FILE, page.line, f"{page.entry}.facts",
+                                      f"no page facts named {page.facts!r} (known: {', '.join(sorted(FACTS))})")])
+        subject = {"model": model} if model is not None else {}
+        try:
+            return self._by_page.fetch(page.id, lambda: builder(self.guide, page.params, card, **subject))
+        except UnknownId as error:
+            raise InputError([Problem(PAGES_FILE, page.line, f"{page.entry}.params", f"names {error}")]) from None

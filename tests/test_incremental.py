@@ -1,0 +1,165 @@
+"""Rebuilds that keep the last build's pages: each kind of edit gives the bytes a cold build of it gives."""
+
+from __future__ import annotations
+
+import pickle
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from vramsite.load.reads import EVERY
+from vramsite.publish.serve import PreviewSite
+from vramsite.publish.site import SiteBuild
+
+ROOT = Path(__file__).resolve().parent.parent
+SOURCES = ("data", "content", "templates", "locales")
+
+
+def _first_number(pattern: str, change):
+    """An edit of the first number matched by ``pattern`` (its one group): ``change`` of it."""
+    def edit(text: str) -> str:
+        edited = re.sub(pattern, lambda found: found[0].replace(found[1], str(change(int(found[1])))), text, count=1)
+        assert edited != text, pattern
+        return edited
+    return edit
+
+
+def _raise_first(pattern: str, by: int):
+    return _first_number(pattern, lambda number: number + by)
+
+
+def _times_first(pattern: str, by: int):
+    return _first_number(pattern, lambda number: number * by)
+
+
+def _append(line: str):
+    return lambda text: text + line
+
+
+EDITS = {
+    "a price": ("data/prices.yaml", _raise_first(r"usd: (\d+)\}", 7)),
+    "a price, tenfold": ("data/prices.yaml", _times_first(r"usd: (\d+)\}", 10)),  # other cards win its cells
+    "a card's memory": ("data/gpus.yaml", _raise_first(r"\n    memory_gb: (\d+)\n", 16)),
+    "a model's params": ("data/models.yaml", _raise_first(r"\n    params_billion: (\d+)\n", 1)),
+    "a real model's context": ("data/catalogue.yaml", _raise_first(r"\n    max_context: (\d+)\n", 1024)),
+    "a content file": ("content/en/pricing.md", _append("\nOne more sentence for the rebuild.\n")),
+    "a template": ("templates/base.html", _append("<!-- one more line -->\n")),
+    "a locale catalog": ("locales/en/LC_MESSAGES/messages.po",
+                         lambda text: text.replace('msgstr "Discount"', 'msgstr "Volume discount"', 1)),
+    "sizing.yaml": ("data/sizing.yaml", _raise_first(r"\n  overhead_gb: (\d+)\n", 1)),
+}
+
+
+@pytest.fixture(scope="module")
+def built_once(tmp_path_factory):
+    """A copy of the live site, built once with its pages kept; and that build's files."""
+    site = tmp_path_factory.mktemp("kept")
+    for name in SOURCES:
+        shutil.copytree(ROOT / name, site / name)
+    build = SiteBuild(site, incremental=True)
+    files = build.render()
+    assert build.kept == []  # nothing to keep from before the first build
+    return site, files
+
+
+def _edited_copy(built_once, tmp_path: Path, edit: str) -> Path:
+    site, _ = built_once
+    copy = tmp_path / "site"
+    shutil.copytree(site, copy)  # .cache/pages.pickle too
+    path, change = EDITS[edit]
+    target = copy / path
+    target.write_text(change(target.read_text(encoding="utf-8")), encoding="utf-8")
+    return copy
+
+
+def _differences(kept: dict[str, bytes], cold: dict[str, bytes]) -> list[str]:
+    return sorted(path for path in set(kept) | set(cold) if kept.get(path) != cold.get(path))
+
+
+@pytest.mark.parametrize("edit", sorted(EDITS))
+def test_a_rebuild_after_an_edit_gives_the_cold_build_of_the_edited_sources(built_once, tmp_path, edit):
+    site = _edited_copy(built_once, tmp_path, edit)
+    rebuild = SiteBuild(site, incremental=True)
+    kept = rebuild.render()
+    cold = SiteBuild(site).render()
+    assert _differences(kept, cold) == []
+    assert _differences(cold, built_once[1]), f"the edit of {edit} changed nothing: the test proves nothing"
+
+
+def test_a_price_edit_renders_only_some_pages_again(built_once, tmp_path):
+    site = _edited_copy(built_once, tmp_path, "a price")
+    rebuild = SiteBuild(site, incremental=True)
+    rebuild.render()
+    pages = len(rebuild.pages) * len(rebuild.data.site.locales)
+    assert 0 < len(rebuild.kept) < pages
+
+
+def test_a_content_edit_renders_that_page_alone_again(built_once, tmp_path):
+    site = _edited_copy(built_once, tmp_path, "a content file")
+    rebuild = SiteBuild(site, incremental=True)
+    rebuild.render()
+    everything = {(locale.segment, page.id) for locale in rebuild.data.site.locales for page in rebuild.pages}
+    edited = {("en", page.id) for page in rebuild.pages if page.source == "pricing"}
+    assert set(rebuild.kept) == everything - edited
+
+
+@pytest.mark.parametrize("edit", ["a template", "a locale catalog", "sizing.yaml"])
+def test_an_edit_no_page_record_accounts_for_renders_every_page(built_once, tmp_path, edit):
+    rebuild = SiteBuild(_edited_copy(built_once, tmp_path, edit), incremental=True)
+    rebuild.render()
+    assert rebuild.kept == []
+
+
+def test_nothing_changed_keeps_every_page_and_the_same_bytes(built_once, tmp_path):
+    site, files = built_once
+    copy = tmp_path / "site"
+    shutil.copytree(site, copy)
+    rebuild = SiteBuild(copy, incremental=True)
+    assert rebuild.render() == files
+    assert len(rebuild.kept) == len(rebuild.pages) * len(rebuild.data.site.locales)
+
+
+def test_two_workers_keep_the_same_pages_as_one(built_once, tmp_path):
+    site = _edited_copy(built_once, tmp_path, "a price")
+    one = SiteBuild(site, incremental=True)
+    files = one.render()
+    shutil.copytree(built_once[0] / ".cache", site / ".cache", dirs_exist_ok=True)  # the state before the edit
+    two = SiteBuild(site, incremental=True)
+    assert two.render(workers=2) == files
+    assert two.kept == one.kept
+
+
+def test_the_preview_renders_only_the_edited_page_after_a_save(built_once, tmp_path, monkeypatch):
+    site, _ = built_once
+    copy = tmp_path / "site"
+    shutil.copytree(site, copy)
+    preview = PreviewSite(copy, log=lambda line: None)
+    preview.current()
+    rendered = []
+    original = SiteBuild.render_page
+    monkeypatch.setattr(SiteBuild, "render_page",
+                        lambda build, page, locale: rendered.append((locale.segment, page.id)) or
+                        original(build, page, locale))
+    path, change = EDITS["a content file"]
+    (copy / path).write_text(change((copy / path).read_text(encoding="utf-8")), encoding="utf-8")
+    files, problems = preview.current()
+    assert problems == []
+    assert rendered == [("en", "pricing")]
+    assert files == SiteBuild(copy).render()
+
+
+def test_a_page_reads_the_same_records_after_other_pages_filled_the_caches(built_once, tmp_path):
+    """What a page read, rendered after every other (its tables, grid and facts taken from the caches), holds
+    everything it reads rendered first in a fresh build: no cache hides a read."""
+    site, _ = built_once
+    with open(site / ".cache" / "pages.pickle", "rb") as kept:
+        together = {(record.segment, record.key): record.reads for record in pickle.load(kept)["records"]}
+    for page in SiteBuild(site).pages:
+        fresh = SiteBuild(site, incremental=True)
+        locale = fresh.data.site.locales[-1]
+        alone = fresh.render_recorded(page, locale).reads
+        read = together[(locale.segment, page.id)]
+        hidden = {(kind, name) for kind, name in alone if (kind, name) not in read and (kind, EVERY) not in read}
+        assert hidden == set(), page.id
