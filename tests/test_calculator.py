@@ -1,6 +1,6 @@
 """The in-page calculator cannot disagree with the tables: templates/static/calculator.js, run in Node,
 against every cell of every table both sites publish that it shows too, and against the build's own
-answer (vramsite/render/calculator.py) for those cases and a few thousand random ones, in every language.
+answer (vramsite/render/calculator/) for those cases and a few thousand random ones, in every language.
 Every string is compared exactly: values, units, rounding, grouping, the arithmetic, the markup.
 """
 

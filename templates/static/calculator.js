@@ -1,5 +1,5 @@
 // The in-page calculator. It evaluates the guide's formulas over the numbers the build gives it
-// (vramsite/render/calculator.py writes them into the page), exactly: every value is a fraction of
+// (vramsite/render/calculator/data.py writes them into the page), exactly: every value is a fraction of
 // BigInts, and a figure is rounded half up only when it is printed, as vramsite/render/numbers.py does.
 // The tests run this file in Node and in Chromium and hold every string it prints to the build's own.
 "use strict";
@@ -309,7 +309,7 @@ var VramCalculator = (function () {
     return { nodes: nodes, sales: w.ui("talk to sales") };
   }
 
-  // -- the answer as markup (vramsite/render/calculator.py answer_html writes the same) --
+  // -- the answer as markup (vramsite/render/calculator/markup.py answer_html writes the same) --
   function e(text) {
     return String(text).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&#34;").replace(/'/g, "&#39;");
   }

@@ -3,7 +3,7 @@
 An ``Offer`` is one card rented in one of its allowed counts, with the memory
 of the cards together, the order's price (discount applied) and what the
 hardware rules need to know of it. The lookup chooses among these, and the
-in-page calculator gets the same list (render/calculator.py), so both answer
+in-page calculator gets the same list (render/calculator/data.py), so both answer
 from one reduction.
 """
 

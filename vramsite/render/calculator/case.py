@@ -1,0 +1,110 @@
+"""One question the calculator answers, and the calculation it is answered with: a model (of the site's or
+a custom shape), a method, the precisions, a context and a batch, sized by calc/memory.py and
+calc/attention.py as the tables size them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from decimal import Decimal
+
+from ...calc import attention, memory
+from ...calc.figure import Figure
+from ...calc.guide import Guide
+from ...load.model import MethodKind, Model
+
+INFERENCE = "inference"
+"""The method choice that sizes inference at the chosen weight precision."""
+
+CUSTOM = "custom"
+"""The model choice whose shape the reader types in."""
+
+
+@dataclass(frozen=True)
+class Custom:
+    """A shape the reader types in: sized as a reference shape of data/models.yaml is."""
+
+    params_billion: Decimal
+    layers: int | None = None
+    kv_heads: int | None = None
+    head_dim: int | None = None
+
+
+@dataclass(frozen=True)
+class Case:
+    """One question the calculator answers."""
+
+    model: str
+    """A model id (reference or catalogue) or ``CUSTOM``."""
+    method: str
+    """``INFERENCE`` or the id of a fine-tuning method."""
+    precision: str
+    kv_precision: str | None = None
+    context: int | None = None
+    batch: int | None = None
+    custom: Custom | None = None
+
+def kv_formats(guide: Guide) -> tuple:
+    """The KV cache formats a reader may pick: sizing.yaml kv_precisions, else the inference block's own."""
+    data = guide.data
+    if not data.inference.kv_cache:
+        return ()
+    return data.kv_precisions or ((data.inference.kv_precision,) if data.inference.kv_precision else ())
+
+
+def default_kv_format(guide: Guide):
+    formats = kv_formats(guide)
+    if not formats:
+        return None
+    default = guide.data.inference.kv_precision
+    return next((p for p in formats if default is not None and p.id == default.id), formats[0])
+
+
+def finetune_methods(guide: Guide) -> tuple:
+    return tuple(method for method in guide.data.methods if method.kind != MethodKind.INFERENCE)
+
+
+def resolve_method(guide: Guide, case: Case):
+    if case.method == INFERENCE:
+        return guide.inference_method(case.precision)
+    return guide.method(case.method)
+
+
+def model_of(guide: Guide, case: Case):
+    if case.model == CUSTOM:
+        shape = case.custom
+        return Model(CUSTOM, CUSTOM, shape.params_billion, shape.layers, None, None, shape.kv_heads, shape.head_dim)
+    data = guide.data
+    found = [model for model in (*data.models, *data.catalogue) if model.id == case.model]
+    if not found:
+        raise KeyError(f"no model {case.model!r}")
+    return found[0]
+
+
+def sizing_of(guide: Guide, case: Case) -> memory.Sizing:
+    formats = {p.id: p for p in kv_formats(guide)}
+    if case.kv_precision is None or case.kv_precision not in formats:
+        return guide.sizing
+    return replace(guide.sizing, inference=replace(guide.data.inference, kv_precision=formats[case.kv_precision]))
+
+
+def need_of(guide: Guide, case: Case, cards: int = 1) -> memory.MemoryNeed:
+    """The method's memory for the case on ``cards`` cards (a reference shape's need is one need)."""
+    model, method, sizing = model_of(guide, case), resolve_method(guide, case), sizing_of(guide, case)
+    if isinstance(model, Model):
+        return memory.method_memory(model, method, sizing, case.context, case.batch)
+    return attention.method_memory(model, method, sizing, case.context, case.batch, cards)
+
+
+def per_token_figure(guide: Guide, case: Case) -> Figure | None:
+    """The KV cache one token adds (MB for a reference shape, bytes for a real model's layer groups)."""
+    model, sizing = model_of(guide, case), sizing_of(guide, case)
+    if not sizing.inference.kv_cache or not resolve_method(guide, case).kv_cache:
+        return None
+    kv = sizing.inference.kv_precision
+    if isinstance(model, Model):
+        if model.layers is None:
+            return None
+        figure = memory.kv_per_token_mb(model, kv)
+    else:
+        figure = attention.kv_bytes_per_token(attention.model_layers(model), attention.element_bytes(kv))
+    return figure

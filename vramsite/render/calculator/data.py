@@ -1,0 +1,166 @@
+"""The numbers the calculator's script evaluates, for one language of one site: each model's parameters and
+layer groups, the precisions, the methods' terms, the market's offers (calc/offers.py, in the order the
+lookup ranks them), the display rules, and every word the script may print."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from decimal import Decimal
+
+from babel.numbers import get_decimal_symbol, get_group_symbol, get_minus_sign_symbol
+
+from ...calc import cost, rules
+from ...calc.figure import Figure
+from ...calc.guide import Guide
+from ...calc.lookup import ranked_offers
+from ...load.model import Model, Selection
+from ..format import MONEY_PERIODS, UNIT_PATTERNS, Formatter
+from ..i18n import Catalog
+from .case import INFERENCE, Case, default_kv_format, finetune_methods, kv_formats, need_of, per_token_figure
+
+UI_STRINGS = (
+    "Size your own model", "Model", "Custom model", "Parameters (billions)", "Layers", "KV heads",
+    "Head dimension", "Method", "Inference", "Weight precision", "KV cache format", "Context (tokens)",
+    "Concurrent sequences", "KV cache per token", "Cards that fit", "Configuration", "Per card",
+    "Headroom per card", "Price", "Decode ceiling", "tight", "Arithmetic", "Link to this answer",
+    "{count}× {card}", "{choice}, {price}", "Nothing fits: it takes {nodes}; talk to sales.", "talk to sales",
+    "Needs {total}. {rule}: {choice}, {price}.", "Needs {total}. Nothing fits.",
+    "Enter a number.", "Enter a whole number.", "Enter a number above zero.", "At most {max}.",
+    "The model reads at most {max} tokens.", "Correct the marked fields to see the answer.",
+)
+"""The calculator's own words, translated in the catalogs and given to the script."""
+
+
+def _num(value) -> str:
+    return format(Decimal(value), "f")
+
+
+def _method_data(method) -> dict:
+    return {
+        "id": method.id, "kind": method.kind.value, "precision": method.precision.id if method.precision else None,
+        "bytes": _num(method.precision.bytes_per_param) if method.precision else
+        (_num(method.bytes_per_param) if method.bytes_per_param is not None else None),
+        "bytes_label": method.precision.label if method.precision else "",
+        "feature": rules.required_feature(method),
+        "training_state": method.training_state, "adapter": method.adapter, "kv_cache": method.kv_cache,
+        "overhead": _num(method.overhead_gb), "margin": _num(method.margin_percent),
+        "all_to_all": method.needs_all_to_all,
+    }
+
+
+def _model_data(model) -> dict:
+    if isinstance(model, Model):
+        return {"id": model.id, "name": model.name, "shape": "reference", "params": _num(model.params_billion),
+                "layers": model.layers, "kv_heads": model.kv_heads, "head_dim": model.head_dim}
+    groups = [{"kind": group.kind, "count": group.count,
+               **{name: (_num(value) if isinstance(value, Decimal) else value) for name, value in group.sizes}}
+              for group in model.layers]
+    return {"id": model.id, "name": model.name, "shape": "layers", "params": _num(model.params_billion),
+            "active": _num(model.active_params_billion), "max_context": model.max_context, "groups": groups}
+
+
+def _offer_data(offer, guide: Guide) -> dict:
+    gpu = offer.gpu
+    return {"card": gpu.id, "name": gpu.name, "count": offer.count, "memory": _num(gpu.memory_gb),
+            "bandwidth": _num(gpu.bandwidth_gbps), "price": _num(guide.data.pricing.usd[gpu.id]),
+            "usd": _num(offer.usd), "discount": _num(rules.discount_percent(offer.count, guide.data.discounts)),
+            "features": sorted(gpu.features), "links": offer.links_all_to_all}
+
+
+def _words(fmt: Formatter, catalog: Catalog) -> dict:
+    """Every unit pattern, money pattern, figure label and UI string the script may print, translated."""
+    check_plural_rule(catalog)
+    units = {}
+    for unit, (singular, plural) in UNIT_PATTERNS.items():
+        if singular == "{n}":  # the bare number: never looked up (Formatter._with_unit)
+            units[unit] = [singular, singular]
+        elif singular in catalog.messages:  # a unit the catalog lacks is one no page can print
+            units[unit] = ([catalog.gettext(singular)] * 2 if plural is None else
+                           [catalog.ngettext(singular, plural, 1), catalog.ngettext(singular, plural, 2)])
+    money = {unit: (catalog.gettext(pattern) if pattern in catalog.messages else None) if pattern else None
+             for unit, pattern in MONEY_PERIODS.items()}
+    return {"units": units, "money": money, "ui": {msgid: catalog.gettext(msgid) for msgid in UI_STRINGS}}
+
+
+RULE_NAMES = {Selection.CHEAPEST: "Cheapest fit", Selection.SMALLEST_FIT: "Smallest fit"}
+"""What the configuration the site's selection rule picks is called."""
+
+
+def check_plural_rule(catalog: Catalog) -> None:
+    """The script tells one from more than one; a catalog with other plural forms needs more than that."""
+    forms = {catalog.plural(n) for n in range(2, 200)}
+    if len(forms) != 1 or catalog.plural(1) not in (0, *forms):
+        raise ValueError(f"{catalog.path}: the calculator handles plural forms of one and of more than one only")
+
+
+def _labels(guide: Guide, fmt: Formatter, models: tuple) -> dict:
+    """The translation of every label the calculator prints: its lines' labels, and the terms its
+    arithmetic names (those of sums and differences), gathered from the figures themselves."""
+    labels: dict[str, str] = {}
+
+    def named_terms(figure: Figure) -> None:
+        """The labels ``explain`` prints for a figure: its own terms', where it is a sum or a difference."""
+        if figure.formula is not None and figure.formula.op in ("+", "−"):
+            for term in figure.formula.terms:
+                if term.label:
+                    labels.setdefault(term.label, fmt.gettext(term.label))
+
+    kv = default_kv_format(guide)
+    counts = sorted({1, *guide.data.lookup.card_counts})
+    for model in models:
+        for method_id in (INFERENCE, *(method.id for method in finetune_methods(guide))):
+            case = Case(model.id, method_id, guide.data.precisions[0].id, kv.id if kv else None)
+            for cards in counts:
+                need = need_of(guide, case, cards)
+                for figure in (need.weights, need.adapter, need.kv_cache, need.margin, need.overhead, need.total):
+                    if figure.label:
+                        labels.setdefault(figure.label, fmt.gettext(figure.label))
+                    named_terms(figure)
+                for offer in guide.market.gpus[:1]:
+                    named_terms(rules.headroom_figure(cost.card_memory(offer), need.total, cards))
+            per_token = per_token_figure(guide, case)
+            if per_token is not None:
+                labels.setdefault(per_token.label, fmt.gettext(per_token.label))
+                named_terms(per_token)
+    return labels
+
+
+def calculator_data(guide: Guide, fmt: Formatter, catalog: Catalog, default_model: str | None = None) -> dict:
+    """What the script needs for one language of one site; ``default_model`` is the model it opens with."""
+    data = guide.data
+    models = (*data.models, *data.catalogue)
+    kv = default_kv_format(guide)
+    market = guide.market
+    offers = [offer for offer in ranked_offers(_any_method(guide), market)]
+    return {
+        "models": [_model_data(model) for model in models],
+        "defaults": {"model": default_model or models[0].id, "method": INFERENCE,
+                     "precision": guide.default_inference().precision.id, "kv_precision": kv.id if kv else None,
+                     "context": data.inference.context_tokens, "batch": data.inference.batch},
+        "precisions": [{"id": p.id, "label": p.label, "bytes": _num(p.bytes_per_param),
+                        "feature": p.requires_feature} for p in guide.data.precisions],
+        "inference": {p.id: _method_data(guide.inference_method(p.id)) for p in guide.data.precisions},
+        "methods": [{**_method_data(method), "label": fmt.gettext(method.label).replace(
+            "{precision}", method.precision.label if method.precision else "")} for method in finetune_methods(guide)],
+        "kv_precisions": [{"id": p.id, "label": p.label, "bytes": _num(p.bytes_per_param)} for p in kv_formats(guide)],
+        "training_state": [[name, _num(value)] for name, value in data.finetune.training_state_bytes],
+        "adapter": ({"share": _num(data.finetune.adapter.share_percent),
+                     "bytes": _num(data.finetune.adapter.bytes_per_param)} if data.finetune.adapter else None),
+        "offers": [_offer_data(offer, guide) for offer in offers],
+        "market": {"period": data.pricing.period.value, "selection": data.lookup.selection.value,
+                   "node_cards": max(data.lookup.card_counts),
+                   "tight_single": _num(data.lookup.tight_single_gb),
+                   "tight_per_card": _num(data.lookup.tight_per_card_gb)},
+        "display": {kind: {"decimals": spec.decimals, "trim": spec.trim, "below_10": spec.below_10}
+                    for kind, spec in fmt.specs.items()},
+        "number": {"decimal": get_decimal_symbol(fmt.locale.gettext), "group": get_group_symbol(fmt.locale.gettext),
+                   "minus": get_minus_sign_symbol(fmt.locale.gettext)},
+        "labels": _labels(guide, fmt, models),
+        "rule": catalog.gettext(RULE_NAMES[data.lookup.selection]),
+        **_words(fmt, catalog),
+    }
+
+
+def _any_method(guide: Guide):
+    """A method with no hardware rule: the ranking of every offer (the script applies each method's rules)."""
+    return replace(guide.default_inference(), precision=None, needs_all_to_all=False)
