@@ -197,7 +197,7 @@ def achieved_ceiling(comparison: Comparison, bandwidth: Comparison) -> tuple[Fig
 def adapter_share(lora: MeasuredTraining | None) -> Figure | None:
     if lora is None or lora.trainable is None:
         return None
-    return share(given(lora.trainable, "params", COUNT, "trainable"), given(lora.base_params, "params", COUNT, "base"))
+    return share(given(lora.trainable, "", COUNT, "trainable"), given(lora.base_params, "", COUNT, "base"))
 
 
 def _method(data: SiteData, kind: MethodKind, run: Measurement, adapter: bool) -> Method | None:

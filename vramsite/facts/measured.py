@@ -75,6 +75,8 @@ class Measured(Facts):
     lora_sequence: Figure | None
     adapter_rule: Figure | None
     adapter_measured: Figure | None
+    adapter_below_rule: bool
+    """The adapters trained a smaller share of the parameters than the rule assumes."""
     full: tuple[Trained, ...]
     bandwidth: Against | None
     achieved_share: Figure | None
@@ -108,6 +110,7 @@ def measured(guide: Guide, run: MeasuredRun) -> Measured:
         lora_sequence=given(run.run.lora.sequence_tokens, "tokens", COUNT) if run.run.lora else None,
         adapter_rule=given(adapter.share_percent, "%", PERCENT) if adapter and run.adapter_share else None,
         adapter_measured=run.adapter_share,
+        adapter_below_rule=bool(adapter and run.adapter_share and run.adapter_share.value < adapter.share_percent),
         full=tuple(_trained(item) for item in full_items),
         bandwidth=against(bandwidth),
         achieved_share=run.achieved_share,
