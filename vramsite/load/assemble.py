@@ -108,6 +108,21 @@ def _read_all(root: Path, data_dir: str) -> dict[str, YamlDocument]:
     return documents
 
 
+def load_measurement(path: Path, data: SiteData, shown: str | None = None) -> Measurement:
+    """One measurement file anywhere (a run just written), checked against the site ``data`` it will join."""
+    documents: dict[str, YamlDocument] = {}
+    problems: list[Problem] = []
+    name = f"{MEASUREMENTS}/{path.stem}"
+    _read_one(path, shown or str(path), f"{MEASUREMENTS}.schema.json", name, documents, problems)
+    if problems:
+        raise InputError(problems)
+    checker = _Checker(documents)
+    measurement = checker.measurement(name, data.gpus, data.models, data.precisions)
+    if checker.problems:
+        raise InputError(checker.problems)
+    return measurement
+
+
 def _read_one(path: Path, shown: str, schema: str, name: str, documents: dict, problems: list) -> None:
     """Parse and check one file; a valid one joins ``documents`` under ``name``, a broken one adds its problems."""
     try:

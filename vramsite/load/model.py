@@ -346,6 +346,7 @@ class MeasuredShape:
     """The public model it is shaped like ("Mistral 7B")."""
     model: str | None = None
     """The reference model of data/models.yaml with this shape, where there is one."""
+    intermediate_size: int | None = None
 
     @property
     def head_dim(self) -> int:
