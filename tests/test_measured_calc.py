@@ -91,3 +91,10 @@ def test_a_run_without_optional_parts_compares_what_it_has(site_data):
                    used_mib_after_workspace=None)
     keys = {item.key for item in measured_run(bare, site_data).comparisons}
     assert keys == {"weights", "kv_cache", "prefill", "serving"}
+
+
+def test_a_site_assuming_no_overhead_gets_a_difference_but_no_percent(site_data):
+    none = replace(site_data, inference=replace(site_data.inference, overhead_gb=Decimal(0)))
+    overhead = measured_run(site_data.measurement("h200-2026-11-30"), none).find("overhead")
+    assert overhead.percent is None and overhead.gap_percent is None
+    assert overhead.difference.value == overhead.measured.value and not overhead.formula_covers

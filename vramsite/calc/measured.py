@@ -37,8 +37,8 @@ class Comparison:
     measured: Figure
     difference: Figure
     """measured − formula, in the figures' unit: positive where the device held more than predicted."""
-    percent: Figure
-    """The difference as a percent of the prediction."""
+    percent: Figure | None
+    """The difference as a percent of the prediction; None where the prediction is zero."""
     shape: MeasuredShape | None = None
     method: Method | None = None
     context_tokens: int | None = None
@@ -55,15 +55,21 @@ class Comparison:
         return difference(larger, smaller, label="gap")
 
     @property
-    def gap_percent(self) -> Figure:
-        """The gap as a percent of the prediction."""
-        return quotient(self.gap, self.formula, unit="%", kind=PERCENT, label="gap", scale=PERCENT_SCALE)
+    def gap_percent(self) -> Figure | None:
+        """The gap as a percent of the prediction; None where the prediction is zero."""
+        return percent_of(self.gap, self.formula, "gap")
 
 
 def compare(key: str, formula: Figure, measured: Figure, **where) -> Comparison:
     gap = difference(measured, formula, label="measured − formula")
-    share = quotient(gap, formula, unit="%", kind=PERCENT, label="difference", scale=PERCENT_SCALE)
-    return Comparison(key, formula, measured, gap, share, **where)
+    return Comparison(key, formula, measured, gap, percent_of(gap, formula, "difference"), **where)
+
+
+def percent_of(part: Figure, whole: Figure, label: str) -> Figure | None:
+    """``part`` as a percent of ``whole``; None where ``whole`` is zero (a site that assumes no overhead)."""
+    if whole.value == 0:
+        return None
+    return quotient(part, whole, unit="%", kind=PERCENT, label=label, scale=PERCENT_SCALE)
 
 
 @dataclass(frozen=True)
@@ -114,8 +120,8 @@ def measured_run(run: Measurement, data: SiteData) -> MeasuredRun:
                        adapter_share(run.lora))
 
 
-def share(part: Figure, whole: Figure) -> Figure:
-    return quotient(part, whole, unit="%", kind=PERCENT, label="share", scale=PERCENT_SCALE)
+def share(part: Figure, whole: Figure) -> Figure | None:
+    return percent_of(part, whole, "share")
 
 
 def bytes_in_gb(count: int, label: str) -> Figure:

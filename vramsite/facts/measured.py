@@ -19,8 +19,8 @@ class Against(Facts):
     measured: Figure
     gap: Figure
     """How far apart they are, in the figures' unit (never negative)."""
-    gap_percent: Figure
-    """The gap as a percent of the prediction (never negative)."""
+    gap_percent: Figure | None
+    """The gap as a percent of the prediction (never negative); None where the prediction is zero."""
     covers: bool
     """The prediction is at least the measured figure."""
 
@@ -88,8 +88,9 @@ class Measured(Facts):
 def measured(guide: Guide, run: MeasuredRun) -> Measured:
     overhead = run.find("overhead")
     shapes = tuple(_shape(run, measured_inference, overhead) for measured_inference in run.run.inference)
-    held = [against(item) for item in run.of("weights") + run.of("kv_cache")]
-    short = [shape for shape in shapes if shape.serving is not None and not shape.serving.covers]
+    held = [against(item) for item in run.of("weights") + run.of("kv_cache") if item.gap_percent is not None]
+    short = [shape for shape in shapes if shape.serving is not None and not shape.serving.covers
+             and shape.serving.gap_percent is not None]
     lora_items = [item for item in run.of("finetune") if item.method.adapter]
     full_items = [item for item in run.of("finetune") if item.method.training_state]
     adapter = guide.data.finetune.adapter

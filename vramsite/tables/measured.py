@@ -72,6 +72,8 @@ def _label(item: Comparison):
 
 
 def _cell(figure, decimals: int | None = GB_DECIMALS) -> Cell:
+    if figure is None:
+        return Cell(Text("—"))  # a percent of a zero prediction
     shown = decimals if figure.unit == "GB" or figure.unit == "%" else None
     return Cell(Fig(figure, decimals=shown), value=figure)
 

@@ -29,7 +29,8 @@ def measured_chart(table, fmt, chart_id: str, *, standalone: bool = False) -> st
         raise ValueError("the site has no measuring run to chart (data/measurements/)")
     say = words(fmt)
     at = column_index(measured, "percent")
-    rows = [(row.key, say(row.header.content), row.cells[at]) for row in measured.rows]
+    rows = [(row.key, say(row.header.content), row.cells[at]) for row in measured.rows
+            if row.cells[at].value is not None]  # no percent of a zero prediction
     canvas = Canvas()
     y = canvas.title(chart_title("measured", fmt), width) + 6
     for colour, msgid in ((BELOW, "measured below the formula"), (ABOVE, "measured above the formula")):
