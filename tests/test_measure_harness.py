@@ -6,7 +6,6 @@ The site build never imports torch, whether it is installed or not.
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
 import subprocess
 import sys
@@ -17,9 +16,10 @@ import pytest
 from vramsite.calc.measured import measured_run
 from vramsite.load import load_site
 from vramsite.load.assemble import load_measurement
+from vramsite.measure.cli import missing_extra
 
 ROOT = Path(__file__).resolve().parent.parent
-HAS_EXTRA = all(importlib.util.find_spec(name) for name in ("torch", "transformers", "peft", "psutil"))
+HAS_EXTRA = not missing_extra()
 needs_extra = pytest.mark.skipif(not HAS_EXTRA, reason="the measure extra is not installed: pip install -e '.[measure]'")
 
 
@@ -100,3 +100,8 @@ def test_the_site_build_never_imports_torch():
     code = ("import sys, vramsite.cli, vramsite.publish.site, vramsite.calc.measured, vramsite.facts; "
             "sys.exit(1 if 'torch' in sys.modules or 'transformers' in sys.modules else 0)")
     assert subprocess.run([sys.executable, "-c", code], cwd=ROOT).returncode == 0
+
+
+def test_without_the_extra_the_command_says_what_to_install():
+    assert missing_extra(lambda name: None if name in ("torch", "peft") else object()) == ["torch", "peft"]
+    assert missing_extra(lambda name: object()) == []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib.util
 from collections.abc import Callable
 from pathlib import Path
 
@@ -28,6 +29,14 @@ def add_measure_command(commands, site_option: Callable, debug_option: Callable)
     return measure
 
 
+EXTRA = ("torch", "transformers", "peft", "psutil")
+"""What `build.py measure` imports beyond the site build (pyproject.toml's measure extra)."""
+
+
+def missing_extra(find_spec: Callable = importlib.util.find_spec) -> list[str]:
+    return [name for name in EXTRA if find_spec(name) is None]
+
+
 def run_measure(args) -> int:
     from ..calc.measured import measured_run
     from ..load import load_site
@@ -41,11 +50,12 @@ def run_measure(args) -> int:
     if on_cpu and args.out is None:
         raise InputError([Problem("--out", None, "", "a CPU run measures no card: give --out, a path outside "
                                                      "data/measurements/")])
-    try:
-        from .command import measure, write_measurement
-    except ImportError as error:
-        raise InputError([Problem("build.py measure", None, "", f"needs the measure extra ({error.name} is not "
-                                                                "installed): pip install -e '.[measure]'")])
+    missing = missing_extra()
+    if missing:
+        raise InputError([Problem("build.py measure", None, "", f"needs the measure extra ({', '.join(missing)} "
+                                                                "not installed): pip install -e '.[measure]'")])
+    from .command import measure, write_measurement
+
     content = measure(args.device, args.gpu)
     out = args.out or args.site / "data" / "measurements" / f"{args.gpu}-{content['date']}.yaml"
     write_measurement(content, out)
