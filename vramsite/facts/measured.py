@@ -65,7 +65,7 @@ class Measured(Facts):
     """The sold-as size (formula) against what the device reports, in decimal GB."""
     overhead: Against | None
     shapes: tuple[ShapeServed, ...]
-    closest: Figure | None
+    held_within: Figure | None
     """The largest gap, in percent, between the weights or KV cache formula and what was held."""
     serving_covered: bool
     """The need formula is at least the memory in use for every shape."""
@@ -104,7 +104,7 @@ def measured(guide: Guide, run: MeasuredRun) -> Measured:
         reported=against(run.find("card_memory")),
         overhead=against(overhead),
         shapes=shapes,
-        closest=max((item.gap_percent for item in held), default=None, key=lambda figure: figure.value),
+        held_within=max((item.gap_percent for item in held), default=None, key=lambda figure: figure.value),
         serving_covered=not short,
         worst_serving=max(short, default=None, key=lambda shape: shape.serving.gap_percent.value),
         lora=_trained(lora_items[0]) if lora_items else None,
