@@ -222,11 +222,9 @@ def add_a_measurement(root: Path, guide: Guide) -> dict:
     target = root / "data" / "measurements" / f"{run_id}.yaml"
     target.parent.mkdir(exist_ok=True)
     text = re.sub(r"^gpu: .*$", f"gpu: {fitting[0]}", text, count=1, flags=re.M)
-    models = {model.id for model in guide.data.models}
-    text = re.sub(r"^    model: (\S+)\n", lambda found: found[0] if found[1] in models else "", text, flags=re.M)
     sixteen_bit = next(p.id for p in guide.data.precisions if p.bytes_per_param == 2)  # the run's BF16, by its id here
     text = re.sub(r"^  precision: \S+$", f"  precision: {sixteen_bit}", text, count=1, flags=re.M)
-    target.write_text(text, encoding="utf-8")  # a shape names a reference model only where the site has it
+    target.write_text(text, encoding="utf-8")
     return {"run": run_id, "gpu": fitting[0]}
 
 

@@ -75,7 +75,6 @@ CASES = [
      "does not fit a card sold as 141 GB"),
     ("unknown shape", "  - shape: 13b-mha", "  - shape: 13b-gqa", "inference[1].shape", "unknown shape '13b-gqa'"),
     ("uneven KV heads", "    kv_heads: 8\n", "    kv_heads: 7\n", "shapes[7b-gqa].kv_heads", "cannot share 7 KV heads"),
-    ("unknown model", "    model: 13B", "    model: 14B", "shapes[13b-mha].model", "unknown model '14B'"),
     ("rounded bytes", "    kv_bytes: 1073871360", "    kv_bytes: 1.07e9", "inference[0].kv_bytes", "whole number"),
     ("unknown key", "    peak_bytes: 16038545408", "    peek_bytes: 16038545408", "finetune.lora.peek_bytes",
      "unknown key"),
@@ -98,3 +97,9 @@ def test_broken_yaml_in_a_run_is_located(site_copy):
     line = edit_run(site_copy, "  - shape: 7b-gqa\n    context_tokens", "  - shape: [7b-gqa\n    context_tokens")
     problem = problems_of(site_copy)[0]
     assert problem.file == RUN and problem.line is not None and problem.line >= line
+
+
+def test_a_run_outlives_the_model_size_its_shape_stands_for(site_copy):
+    edit_run(site_copy, "    model: 13B", "    model: 14B")  # as if the 13B row had been removed
+    shape = load_site(site_copy).measurement("h200-2026-11-30").shapes[1]
+    assert shape.model == "14B" and shape.layers == 40

@@ -117,7 +117,7 @@ def load_measurement(path: Path, data: SiteData, shown: str | None = None) -> Me
     if problems:
         raise InputError(problems)
     checker = _Checker(documents)
-    measurement = checker.measurement(name, data.gpus, data.models, data.precisions)
+    measurement = checker.measurement(name, data.gpus, data.precisions)
     if checker.problems:
         raise InputError(checker.problems)
     return measurement
@@ -174,7 +174,7 @@ class _Checker:
         self.check_kv_shape(models, methods)
         kv_precisions = self.kv_precisions()
         catalogue = self.catalogue(kv_precisions)
-        measurements = tuple(self.measurement(name, gpus, models, precisions) for name in sorted(self.docs)
+        measurements = tuple(self.measurement(name, gpus, precisions) for name in sorted(self.docs)
                              if name.startswith(MEASUREMENTS + "/"))
         return SiteData(site, models, gpus, precisions, inference, finetune, methods, lookup, pricing, discounts,
                         catalogue, kv_precisions, measurements)
@@ -339,8 +339,7 @@ class _Checker:
         self.problem(doc, path, f"unknown precision {precision_id!r} (known: {known})")
         return None
 
-    def measurement(self, doc: str, gpus: tuple[Gpu, ...], models: tuple[Model, ...],
-                    precisions: tuple[Precision, ...]) -> Measurement:
+    def measurement(self, doc: str, gpus: tuple[Gpu, ...], precisions: tuple[Precision, ...]) -> Measurement:
         """One measuring run: its card, shapes and precision must be the site's, its figures must agree."""
         raw = self.docs[doc].value
         by_gpu = {gpu.id: gpu for gpu in gpus}
@@ -352,7 +351,7 @@ class _Checker:
             self.problem(doc, ("device", "total_mib"), f"{total_mib} MiB does not fit a card sold as "
                          f"{gpu.memory_gb} GB (give MiB, as nvidia-smi prints memory.total)")
         precision = self.find_precision(precisions, raw["settings"]["precision"], ("settings", "precision"), doc)
-        shapes = self.measured_shapes(doc, raw["shapes"], {model.id for model in models})
+        shapes = self.measured_shapes(doc, raw["shapes"])
         context = raw.get("context", {})
         bandwidth = raw.get("bandwidth")
         finetune = raw.get("finetune", {})
@@ -379,7 +378,7 @@ class _Checker:
             versions=versions,
         )
 
-    def measured_shapes(self, doc: str, raw: list[dict], model_ids: set[str]) -> dict[str, MeasuredShape]:
+    def measured_shapes(self, doc: str, raw: list[dict]) -> dict[str, MeasuredShape]:
         self.unique(doc, ("shapes",), raw, "id")
         shapes = {}
         for index, item in enumerate(raw):
@@ -391,9 +390,6 @@ class _Checker:
             if item["hidden_size"] % heads:
                 self.problem(doc, path + ("hidden_size",), f"hidden size {item['hidden_size']} is not a whole "
                              f"number of {heads} heads (the head dimension is hidden size ÷ heads)")
-            if "model" in item and item["model"] not in model_ids:
-                self.problem(doc, path + ("model",), f"unknown model {item['model']!r} "
-                             f"(models.yaml has {', '.join(sorted(model_ids))})")
             shapes[item["id"]] = MeasuredShape(**item)
         return shapes
 

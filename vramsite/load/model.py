@@ -345,7 +345,7 @@ class MeasuredShape:
     like: str | None = None
     """The public model it is shaped like ("Mistral 7B")."""
     model: str | None = None
-    """The reference model of data/models.yaml with this shape, where there is one."""
+    """The reference model of data/models.yaml this shape stands for, as the run's author named it."""
     intermediate_size: int | None = None
 
     @property
