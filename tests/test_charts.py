@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import math
 import re
+import shutil
 import xml.etree.ElementTree as ET
 from dataclasses import replace
 
 import pytest
 from markupsafe import Markup
 
+from seed_sites import FIXTURES, assemble_seed_site
 from site_support import parse_html
 from vramsite.calc.figure import COUNT, given
 from vramsite.errors import UnknownId
@@ -27,9 +29,13 @@ CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
 @pytest.fixture(scope="module")
-def built(seed_000_built):
-    """The seed 000 site (frozen data): the charts' particular figures are the seed's."""
-    return seed_000_built
+def built(tmp_path_factory):
+    """The seed 000 site (frozen data) with a frozen measuring run added, so that every chart is drawn:
+    the charts' particular figures are the seed's."""
+    root = assemble_seed_site(tmp_path_factory.mktemp("seed-000-measured"), "000")
+    shutil.copytree(FIXTURES / "measurements", root / "data" / "measurements")
+    build = SiteBuild(root)
+    return build, build.render()
 
 
 def _locale(build, segment):

@@ -24,6 +24,7 @@ from cli_support import ROOT, copy_sources, run_cli
 from site_invariants import Published, check_all
 from vramsite.calc import Guide
 from vramsite.load import load_site
+from vramsite.load.assemble import plausible_report
 
 SITES = {"main": ROOT, "quick": ROOT / "sites" / "quick"}
 NEW_DATE = "2026-12-01"
@@ -207,6 +208,34 @@ def _check_added_real_model(site: Published, edit: dict) -> None:
     assert view.kv_per_token("bf16").value == 32 * 2 * 8 * 128 * 2
 
 
+MEASUREMENT = Path(__file__).resolve().parent / "fixtures" / "measurements" / "h200-2026-11-30.yaml"
+
+
+def add_a_measurement(root: Path, guide: Guide) -> dict:
+    """'Add a measurement': a run's file in data/measurements/, its gpu: one of the site's cards it fits."""
+    text = MEASUREMENT.read_text(encoding="utf-8")
+    total_mib = int(re.search(r"^  total_mib: (\d+)$", text, re.M)[1])
+    fitting = [gpu.id for gpu in guide.gpus if plausible_report(gpu.gpu.memory_gb, total_mib)]
+    if not fitting:
+        pytest.skip("no card of this site is sold at the measured card's size")
+    run_id = f"{fitting[0]}-{NEW_DATE}"
+    target = root / "data" / "measurements" / f"{run_id}.yaml"
+    target.parent.mkdir(exist_ok=True)
+    text = re.sub(r"^gpu: .*$", f"gpu: {fitting[0]}", text, count=1, flags=re.M)
+    sixteen_bit = next(p.id for p in guide.data.precisions if p.bytes_per_param == 2)  # the run's BF16, by its id here
+    text = re.sub(r"^  precision: \S+$", f"  precision: {sixteen_bit}", text, count=1, flags=re.M)
+    target.write_text(text, encoding="utf-8")
+    return {"run": run_id, "gpu": fitting[0]}
+
+
+def _check_added_measurement(site: Published, edit: dict) -> None:
+    assert edit["run"] in [run.id for run in site.guide.data.measurements]
+    assert site.guide.measured_on(edit["gpu"]) is not None
+    for page in sorted(site.root.glob("content/*/*.md")):
+        if "{#measured}" in page.read_text(encoding="utf-8"):  # the pages whose content has the section
+            assert b'id="measured"' in site.files[f"{page.parent.name}/{page.stem}.html"]
+
+
 def remove_a_model_size(root: Path, guide: Guide) -> dict:
     models = [model.id for model in guide.data.models if not named_in_content(root, model.id)]
     if not models:
@@ -317,6 +346,7 @@ RECIPES = {
     "change a discount": (change_a_discount, _check_discount),
     "change the table context": (change_the_table_context, _check_context),
     "add a language": (add_a_language, _check_language),
+    "add a measurement": (add_a_measurement, _check_added_measurement),
 }
 
 
@@ -366,6 +396,7 @@ GUIDE_SECTIONS = {
     "Change a discount": ["change a discount"],
     "Change the table context": ["change the table context"],
     "Add a language": ["add a language"],
+    "Add a measurement": ["add a measurement"],
 }
 """Each recipe section of docs/editing.md and the tests above that follow it."""
 

@@ -1,4 +1,4 @@
-"""The command line: build (default), check, serve, diff, prices import, model add."""
+"""The command line: build (default), check, serve, diff, prices import, model add, measure."""
 
 from __future__ import annotations
 
@@ -11,8 +11,9 @@ from .errors import InputError, in_words
 from .layout import ENGINE_ROOT
 from .importers.cli import add_model_command
 from .listings.cli import add_prices_command
+from .measure.cli import add_measure_command
 
-COMMANDS = ("build", "check", "serve", "diff", "prices", "model")
+COMMANDS = ("build", "check", "serve", "diff", "prices", "model", "measure")
 GLOBAL_OPTIONS = ("--debug",)
 INPUT_PROBLEM, FAILURE, INTERRUPTED = 1, 2, 130
 """Exit statuses: problems in the editor's input; anything else that failed; Ctrl-C."""
@@ -63,7 +64,7 @@ def _parser() -> argparse.ArgumentParser:
         prog="build.py", description="Build the GPU-sizing guide site from data/, content/, templates/ and locales/.",
         epilog="Without a command, build.py builds. Editing guide: docs/editing.md.")
     _debug_option(parser, default=False)
-    commands = parser.add_subparsers(dest="command", required=True, metavar="{build,check,serve,diff,prices,model}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="{build,check,serve,diff,prices,model,measure}")
 
     build = commands.add_parser(
         "build", help="build the site into its output folder (the default)",
@@ -109,7 +110,8 @@ def _parser() -> argparse.ArgumentParser:
     diff.set_defaults(run=_diff)
     prices = add_prices_command(commands, _site_option, _debug_option)
     model = add_model_command(commands, _site_option, _debug_option)
-    for command in (build, check, serve, diff, prices, model):
+    measure = add_measure_command(commands, _site_option, _debug_option)
+    for command in (build, check, serve, diff, prices, model, measure):
         _debug_option(command, default=argparse.SUPPRESS)  # after the command too; not given: the global value
     return parser
 

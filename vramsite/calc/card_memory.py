@@ -27,9 +27,13 @@ def reported_gb(gpu: Gpu) -> Figure | None:
     reported = gpu.reported_memory
     if reported is None:
         return None
-    return product(given(reported.mib, "MiB", COUNT, "reported to the driver"),
-                   given(BYTES_PER_MIB, "B/MiB", FACTOR, "bytes per MiB"),
-                   unit="GB", kind=MEMORY, label="reported memory", scale=1 / BYTES_PER_GB)
+    return mib_in_gb(reported.mib, "reported to the driver", "reported memory")
+
+
+def mib_in_gb(mib: int, what: str, label: str, kind: str = MEMORY) -> Figure:
+    """A size in MiB (as drivers report memory), in decimal GB."""
+    return product(given(mib, "MiB", COUNT, what), given(BYTES_PER_MIB, "B/MiB", FACTOR, "bytes per MiB"),
+                   unit="GB", kind=kind, label=label, scale=1 / BYTES_PER_GB)
 
 
 def binary_gb(size_gib) -> Figure:

@@ -14,6 +14,7 @@ from decimal import Decimal
 from ..load.model import CatalogueModel, Gpu, Method, MethodKind, Model, Precision, SiteData
 from ..load.reads import ReadCache, cached_reads
 from . import attention, card_memory, cost, memory, rules, throughput
+from .measured import MeasuredRun, measured_run
 from .figure import COUNT, FACTOR, MEMORY, MULTIPLE, PERCENT, Figure, given, product, quotient
 from .lookup import Lookup, Market, lookup
 
@@ -84,6 +85,17 @@ class Guide:
             return Method(f"infer-{precision.id}", "Inference {precision}", MethodKind.INFERENCE, precision, None,
                           False, False, inference.kv_cache, inference.overhead_gb, inference.margin_percent, False)
         return replace(template, id=f"infer-{precision.id}", precision=precision)
+
+    # -- measuring runs ----------------------------------------------------
+
+    @cached_property
+    def measured_runs(self) -> tuple[MeasuredRun, ...]:
+        """Each run of data/measurements/ against the formulas, in file name order."""
+        return tuple(measured_run(run, self.data) for run in self.data.measurements)
+
+    def measured_on(self, gpu_id: str) -> MeasuredRun | None:
+        """The first run taken on card ``gpu_id``; None where none was."""
+        return next((run for run in self.measured_runs if run.gpu.id == gpu_id), None)
 
     # -- assumptions as figures (for prose) --------------------------------
 

@@ -17,6 +17,7 @@ from ..calc.lookup import configuration
 from ..load.model import Selection
 from . import register
 from .base import Facts
+from .measured import Measured, MeasuredCard, measured, measured_card
 from .views import Card, Model, Offer, card, card_or_none, holds, model, offer
 
 FP8_FEATURE = "fp8"
@@ -413,6 +414,8 @@ class VramFacts(Facts):
     faq: Faq
     card_count: Figure
     cheapest_price: Figure
+    measured: Measured | None = None
+    """The first measuring run of data/measurements/ against the formulas; None where the site has none."""
 
 
 @register("vram")
@@ -428,7 +431,8 @@ def vram(guide: Guide, params: dict, card_view=None) -> VramFacts:
         _inference(guide, reference, params), _context(guide, reference, serve, params),
         _finetune(guide, reference), _grid(guide, serve), _cost(guide, reference_card),
         _tradeoffs(guide, params), _not_us(guide), _tldr(guide, reference, serve, params),
-        _faq(guide, reference, serve, reference_card, params), guide.card_count, guide.cheapest_card().price)
+        _faq(guide, reference, serve, reference_card, params), guide.card_count, guide.cheapest_card().price,
+        measured(guide, guide.measured_runs[0]) if guide.measured_runs else None)
 
 
 def _headline(guide: Guide, reference, serve: Serving) -> Headline:
@@ -731,13 +735,16 @@ class GpuPage(Facts):
     """The smallest order is more than one card."""
     wins: bool
     defaults: Defaults
+    measured: MeasuredCard | None = None
+    """The card's own measured figures, where a run of data/measurements/ was taken on it."""
 
 
 @register("gpu")
 def gpu_page(guide: Guide, params: dict, card_view=None) -> GpuPage:
     """A card's own page (made once per card)."""
     facts = card(card_view)
-    return GpuPage(facts, card_view.id, facts.min_cards.value > 1, facts.wins.value > 0, defaults(guide))
+    return GpuPage(facts, card_view.id, facts.min_cards.value > 1, facts.wins.value > 0, defaults(guide),
+                   measured_card(guide, card_view.id))
 
 
 @dataclass(frozen=True)

@@ -38,6 +38,11 @@ from .model import (
     Reference,
     Region,
     ReportedMemory,
+    MeasuredBandwidth,
+    MeasuredInference,
+    MeasuredShape,
+    MeasuredTraining,
+    Measurement,
     Selection,
     SiteConfig,
     SiteData,
@@ -51,6 +56,8 @@ DATA_FILES = ("site", "models", "gpus", "prices", "discounts", "sizing")
 """Each is data/<name>.yaml, checked by vramsite/schemas/<name>.schema.json."""
 OPTIONAL_DATA_FILES = ("catalogue",)
 """Read and checked the same way where a site has them."""
+MEASUREMENTS = "measurements"
+"""data/measurements/<run>.yaml: a measuring run each, checked by measurements.schema.json, where a site has any."""
 
 KV_FIELDS = ("layers", "kv_heads", "head_dim")
 
@@ -92,18 +99,41 @@ def _read_all(root: Path, data_dir: str) -> dict[str, YamlDocument]:
             if name not in OPTIONAL_DATA_FILES:
                 problems.append(Problem(shown, None, "", "file is missing"))
             continue
-        try:
-            document = read_yaml(path, shown)
-        except InputError as error:
-            problems.extend(error.problems)
-            continue
-        found = schema_problems(document, f"{name}.schema.json")
-        problems.extend(found)
-        if not found:
-            documents[name] = document
+        _read_one(path, shown, f"{name}.schema.json", name, documents, problems)
+    for path in sorted((root / data_dir / MEASUREMENTS).glob("*.yaml")):
+        _read_one(path, f"{data_dir}/{MEASUREMENTS}/{path.name}", f"{MEASUREMENTS}.schema.json",
+                  f"{MEASUREMENTS}/{path.stem}", documents, problems)
     if problems:
         raise InputError(problems)
     return documents
+
+
+def load_measurement(path: Path, data: SiteData, shown: str | None = None) -> Measurement:
+    """One measurement file anywhere (a run just written), checked against the site ``data`` it will join."""
+    documents: dict[str, YamlDocument] = {}
+    problems: list[Problem] = []
+    name = f"{MEASUREMENTS}/{path.stem}"
+    _read_one(path, shown or str(path), f"{MEASUREMENTS}.schema.json", name, documents, problems)
+    if problems:
+        raise InputError(problems)
+    checker = _Checker(documents)
+    measurement = checker.measurement(name, data.gpus, data.precisions)
+    if checker.problems:
+        raise InputError(checker.problems)
+    return measurement
+
+
+def _read_one(path: Path, shown: str, schema: str, name: str, documents: dict, problems: list) -> None:
+    """Parse and check one file; a valid one joins ``documents`` under ``name``, a broken one adds its problems."""
+    try:
+        document = read_yaml(path, shown)
+    except InputError as error:
+        problems.extend(error.problems)
+        return
+    found = schema_problems(document, schema)
+    problems.extend(found)
+    if not found:
+        documents[name] = document
 
 
 class _Checker:
@@ -144,8 +174,10 @@ class _Checker:
         self.check_kv_shape(models, methods)
         kv_precisions = self.kv_precisions()
         catalogue = self.catalogue(kv_precisions)
+        measurements = tuple(self.measurement(name, gpus, precisions) for name in sorted(self.docs)
+                             if name.startswith(MEASUREMENTS + "/"))
         return SiteData(site, models, gpus, precisions, inference, finetune, methods, lookup, pricing, discounts,
-                        catalogue, kv_precisions)
+                        catalogue, kv_precisions, measurements)
 
     def site(self) -> SiteConfig:
         raw = self.docs["site"].value
@@ -299,13 +331,88 @@ class _Checker:
                              f"{heads} attention heads cannot share {kv_heads} KV heads evenly "
                              "(each KV head serves a whole number of attention heads)")
 
-    def find_precision(self, precisions, precision_id: str, path: tuple) -> Precision | None:
+    def find_precision(self, precisions, precision_id: str, path: tuple, doc: str = "sizing") -> Precision | None:
         for precision in precisions:
             if precision.id == precision_id:
                 return precision
         known = ", ".join(p.id for p in precisions)
-        self.problem("sizing", path, f"unknown precision {precision_id!r} (known: {known})")
+        self.problem(doc, path, f"unknown precision {precision_id!r} (known: {known})")
         return None
+
+    def measurement(self, doc: str, gpus: tuple[Gpu, ...], precisions: tuple[Precision, ...]) -> Measurement:
+        """One measuring run: its card, shapes and precision must be the site's, its figures must agree."""
+        raw = self.docs[doc].value
+        by_gpu = {gpu.id: gpu for gpu in gpus}
+        gpu = by_gpu.get(raw["gpu"])
+        if gpu is None:
+            self.problem(doc, ("gpu",), f"unknown card {raw['gpu']!r} (gpus.yaml has {', '.join(by_gpu)})")
+        total_mib = raw["device"].get("total_mib")
+        if gpu is not None and total_mib is not None and not plausible_report(gpu.memory_gb, total_mib):
+            self.problem(doc, ("device", "total_mib"), f"{total_mib} MiB does not fit a card sold as "
+                         f"{gpu.memory_gb} GB (give MiB, as nvidia-smi prints memory.total)")
+        precision = self.find_precision(precisions, raw["settings"]["precision"], ("settings", "precision"), doc)
+        shapes = self.measured_shapes(doc, raw["shapes"])
+        context = raw.get("context", {})
+        bandwidth = raw.get("bandwidth")
+        finetune = raw.get("finetune", {})
+        versions = tuple((key, raw["device"][key]) for key in ("driver", "cuda", "torch", "transformers", "peft")
+                         if key in raw["device"])
+        return Measurement(
+            id=doc.split("/", 1)[1],
+            gpu=raw["gpu"],
+            date=raw["date"],
+            provenance=raw["provenance"],
+            device_name=raw["device"]["name"],
+            memory_from=raw["settings"]["memory_from"],
+            precision=precision,
+            shapes=tuple(shapes.values()),
+            inference=tuple(self.measured_inference(doc, index, item, shapes)
+                            for index, item in enumerate(raw.get("inference", []))),
+            total_mib=total_mib,
+            used_mib_before=context.get("used_mib_before"),
+            used_mib_after_workspace=context.get("used_mib_after_workspace"),
+            bandwidth=MeasuredBandwidth(bandwidth["bytes"], _dec(bandwidth["median_s"]), _dec(bandwidth.get("best_s")))
+            if bandwidth else None,
+            lora=self.measured_training(doc, "lora", finetune.get("lora"), shapes),
+            full=self.measured_training(doc, "full", finetune.get("full"), shapes),
+            versions=versions,
+        )
+
+    def measured_shapes(self, doc: str, raw: list[dict]) -> dict[str, MeasuredShape]:
+        self.unique(doc, ("shapes",), raw, "id")
+        shapes = {}
+        for index, item in enumerate(raw):
+            path = ("shapes", index)
+            heads, kv_heads = item["attention_heads"], item["kv_heads"]
+            if heads % kv_heads:
+                self.problem(doc, path + ("kv_heads",), f"{heads} attention heads cannot share {kv_heads} KV heads "
+                             "evenly (each KV head serves a whole number of attention heads)")
+            if item["hidden_size"] % heads:
+                self.problem(doc, path + ("hidden_size",), f"hidden size {item['hidden_size']} is not a whole "
+                             f"number of {heads} heads (the head dimension is hidden size ÷ heads)")
+            shapes[item["id"]] = MeasuredShape(**item)
+        return shapes
+
+    def measured_shape(self, doc: str, path: tuple, shape_id: str, shapes: dict) -> MeasuredShape | None:
+        if shape_id not in shapes:
+            self.problem(doc, path, f"unknown shape {shape_id!r} (this file's shapes: {', '.join(shapes)})")
+        return shapes.get(shape_id)
+
+    def measured_inference(self, doc: str, index: int, item: dict, shapes: dict) -> MeasuredInference:
+        shape = self.measured_shape(doc, ("inference", index, "shape"), item["shape"], shapes)
+        fields = {key: value for key, value in item.items() if key not in ("shape", "seconds")}
+        return MeasuredInference(shape=shape, **fields)
+
+    def measured_training(self, doc: str, name: str, item: dict | None, shapes: dict) -> MeasuredTraining | None:
+        if item is None:
+            return None
+        path = ("finetune", name)
+        shape = self.measured_shape(doc, path + ("shape",), item["shape"], shapes)
+        if item.get("trainable", 0) > item["params"]:
+            self.problem(doc, path + ("trainable",),
+                         f"{item['trainable']} trainable parameters exceed the {item['params']} in total")
+        fields = {key: value for key, value in item.items() if key not in ("shape", "seconds", "targets")}
+        return MeasuredTraining(shape=shape, **fields)
 
     def inference(self, precisions) -> Inference:
         raw = self.docs["sizing"].value["inference"]

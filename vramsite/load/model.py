@@ -333,6 +333,98 @@ class CatalogueModel:
 
 
 @dataclass(frozen=True)
+class MeasuredShape:
+    """A model shape a measuring run built with random weights."""
+
+    id: str
+    layers: int
+    attention_heads: int
+    kv_heads: int
+    hidden_size: int
+    vocab_size: int
+    like: str | None = None
+    """The public model it is shaped like ("Mistral 7B")."""
+    model: str | None = None
+    """The reference model of data/models.yaml this shape stands for, as the run's author named it."""
+    intermediate_size: int | None = None
+
+    @property
+    def head_dim(self) -> int:
+        return self.hidden_size // self.attention_heads
+
+
+@dataclass(frozen=True)
+class MeasuredInference:
+    """One forward pass of ``context_tokens`` with the KV cache kept."""
+
+    shape: MeasuredShape
+    context_tokens: int
+    batch: int
+    params: int
+    weights_bytes: int
+    kv_bytes: int
+    prefill_peak_bytes: int
+    used_mib_at_end: int | None = None
+
+
+@dataclass(frozen=True)
+class MeasuredBandwidth:
+    """Weights streamed once per run (a matrix times a vector): bytes and the median run's seconds."""
+
+    bytes: int
+    median_s: Decimal
+    best_s: Decimal | None = None
+
+
+@dataclass(frozen=True)
+class MeasuredTraining:
+    """Two training steps: the peak memory they reached."""
+
+    shape: MeasuredShape
+    sequence_tokens: int
+    batch: int
+    params: int
+    """Every parameter of the model as trained (adapters included)."""
+    peak_bytes: int
+    trainable: int | None = None
+    """Parameters with gradients (the adapters, for LoRA); None: all of them."""
+    rank: int | None = None
+    used_mib_at_end: int | None = None
+
+    @property
+    def base_params(self) -> int:
+        """The model's own parameters, without the adapters."""
+        return self.params - self.trainable if self.trainable is not None else self.params
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """One measuring run on one card (a file of data/measurements/), figures exactly as measured."""
+
+    id: str
+    """The file's name without .yaml."""
+    gpu: str
+    date: str
+    provenance: str
+    device_name: str
+    memory_from: str
+    """Where the memory figures come from: cuda (the allocator and nvidia-smi) or cpu (tensor bytes)."""
+    precision: Precision
+    shapes: tuple[MeasuredShape, ...]
+    inference: tuple[MeasuredInference, ...] = ()
+    total_mib: int | None = None
+    """The memory the device reports (nvidia-smi memory.total)."""
+    used_mib_before: int | None = None
+    used_mib_after_workspace: int | None = None
+    """Memory in use after the CUDA context and the first matmul's library workspace."""
+    bandwidth: MeasuredBandwidth | None = None
+    lora: MeasuredTraining | None = None
+    full: MeasuredTraining | None = None
+    versions: tuple[tuple[str, str], ...] = ()
+    """Software the run used, as (name, version): torch, transformers, driver, CUDA."""
+
+
+@dataclass(frozen=True)
 class SiteData:
     """Everything in a site's data/ folder, checked and cross-referenced."""
 
@@ -350,9 +442,14 @@ class SiteData:
     """The real models of data/catalogue.yaml (none where the site has no such file)."""
     kv_precisions: tuple[Precision, ...] = ()
     """Number formats of the catalogue's KV cache (sizing.yaml kv_precisions)."""
+    measurements: tuple[Measurement, ...] = ()
+    """The measuring runs of data/measurements/ (none where the site has no such folder)."""
 
     def model(self, model_id: str) -> Model:
         return _by_id(self.models, model_id, "model")
+
+    def measurement(self, run_id: str) -> Measurement:
+        return _by_id(self.measurements, run_id, "measurement")
 
     def catalogue_model(self, model_id: str) -> CatalogueModel:
         return _by_id(self.catalogue, model_id, "catalogue model")

@@ -30,6 +30,7 @@ from .cost import cost_chart
 from .finetune import finetune_chart
 from .heatmap import lookup_heatmap_chart
 from .kv_context import kv_context_chart
+from .measured import measured_chart
 from .names import TITLES, chart_file, chart_slug, chart_title
 from .svg import MIN_PX
 from .text import FONT, text_width, wrap
@@ -39,6 +40,7 @@ CHARTS = {
     "kv_context": kv_context_chart,
     "finetune": finetune_chart,
     "lookup_heatmap": lookup_heatmap_chart,
+    "measured": measured_chart,
 }
 """Charts content can place by name: {{ chart("cost") }}."""
 

@@ -9,6 +9,7 @@ TITLES = {
     "kv_context": "KV cache as the context grows, by model",
     "finetune": "Memory to fine-tune, by model and method",
     "lookup_heatmap": "The lookup grid, coloured by price",
+    "measured": "How far each measured figure lands from the formula",
 }
 """Each chart's title: a msgid, shown on top of the chart and as the image's alternative text."""
 
