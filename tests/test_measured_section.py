@@ -48,12 +48,12 @@ def test_the_html_and_markdown_tables_show_the_same_figures(built, segment):
 
 
 def test_the_table_downloads_and_the_chart_are_written(built):
-    table = json.loads(built["data/measured.json"])
+    table = json.loads(built["data/en/measured.json"])
     assert [column["key"] for column in table["columns"]] == ["formula", "measured", "difference", "percent"]
     overhead = next(row for row in table["rows"] if row["key"] == "overhead")
     assert Decimal(overhead["cells"]["measured"]["value"]) < Decimal(overhead["cells"]["formula"]["value"])
-    csv = built["data/measured.csv"].decode("utf-8-sig").splitlines()
-    assert csv[0].startswith("key,header,formula,formula_unit,measured") and len(csv) == len(table["rows"]) + 1
+    csv = built["data/en/measured.csv"].decode("utf-8-sig").splitlines()
+    assert csv[0].startswith("key,header,formula,formula_exact,formula_unit,measured,measured_exact") and len(csv) == len(table["rows"]) + 1
     assert b"<svg" in built["assets/charts/en-measured.svg"]
     assert b'id="chart-en-measured"' in built["en/vram.html"]
 
@@ -75,7 +75,7 @@ def test_without_a_run_there_is_no_section_table_or_line(built_without_runs):
         assert "measured" not in heading_ids(parse_html(built_without_runs[f"{segment}/vram.html"]))
         assert "#measured" not in built_without_runs[f"{segment}/vram.html.md"].decode()
         assert "MiB" not in built_without_runs[f"{segment}/gpus/h200-sxm.html.md"].decode()
-    assert "data/measured.json" not in built_without_runs
+    assert not any(path.endswith("/measured.json") for path in built_without_runs)
     assert not any("measured" in path for path in built_without_runs if path.startswith("assets/charts/"))
 
 

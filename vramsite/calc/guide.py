@@ -88,7 +88,7 @@ class Guide:
 
     # -- measuring runs ----------------------------------------------------
 
-    @cached_property
+    @cached_reads
     def measured_runs(self) -> tuple[MeasuredRun, ...]:
         """Each run of data/measurements/ against the formulas, in file name order."""
         return tuple(measured_run(run, self.data) for run in self.data.measurements)

@@ -53,7 +53,7 @@ def measured_chart(table, fmt, chart_id: str, *, standalone: bool = False) -> st
         end = x_of(value)
         colour = ABOVE if value > 0 else BELOW
         label_x, anchor = (end + 4, "start") if value > 0 else (end - 4, "end")
-        canvas.add(f'<g class="bar" data-row="{escape(key)}"><title>{escape(name)}: {escape(labels[key])}</title>'
+        canvas.add(f'<g class="bar" data-row="{escape(key)}"><title>{escape(str(say.message("{model}: {value}", model=name, value=labels[key])))}</title>'
                    + canvas.rect(min(zero, end), y, abs(end - zero), bar, fill=colour)
                    + f'<text x="{n(label_x)}" y="{n(middle(y + bar / 2))}"'
                    + (f' text-anchor="{anchor}"' if anchor != "start" else "") + f">{escape(labels[key])}</text></g>")
