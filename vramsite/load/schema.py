@@ -9,31 +9,37 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from decimal import Decimal, localcontext
+from decimal import Decimal
 from functools import lru_cache
 from importlib import resources
-
-import jsonschema
+from typing import TYPE_CHECKING
 
 from ..errors import Problem
 from .dates import parse_moment
+from .schema_check import Unsupported, conforms, not_multiple
 from .text import text_problem
 from .yaml_source import YamlDocument, readable_path
 
-_TYPE = jsonschema.Draft202012Validator.VALIDATORS["type"]
+if TYPE_CHECKING:
+    import jsonschema
+
 PHRASED = "vramsite"
 """The keyword of errors whose message is already in an editor's words."""
-MAX_EXPONENT = 40
-"""Largest power of ten ``multipleOf`` computes with; every field's maximum is far below it."""
+
+
+def _error(message: str, **kwargs) -> "jsonschema.ValidationError":
+    from jsonschema import ValidationError
+
+    return ValidationError(message, **kwargs)
 
 
 def _type_and_text(validator, expected, instance, schema):
     """JSON Schema's ``type``, and for text fields the rule of load/text.py."""
-    yield from _TYPE(validator, expected, instance, schema)
+    yield from _base_class().VALIDATORS["type"](validator, expected, instance, schema)
     if isinstance(instance, str) and "string" in (expected if isinstance(expected, list) else [expected]):
         problem = text_problem(instance)
         if problem:
-            yield jsonschema.ValidationError(problem, validator=PHRASED)
+            yield _error(problem, validator=PHRASED)
 
 
 def _real_date(validator, wanted, instance, schema):
@@ -42,23 +48,31 @@ def _real_date(validator, wanted, instance, schema):
         try:
             parse_moment(instance)
         except ValueError as error:
-            yield jsonschema.ValidationError(f"{_describe(instance)} {error}", validator=PHRASED)
+            yield _error(f"{_describe(instance)} {error}", validator=PHRASED)
 
 
 def _multiple_of(validator, divisor, instance, schema):
-    """JSON Schema's ``multipleOf`` for Decimal values of any exponent (``%`` cannot divide 1E+31 by 1024)."""
+    """JSON Schema's ``multipleOf`` with the rule of ``schema_check.not_multiple``."""
     if not validator.is_type(instance, "number") or isinstance(instance, bool):
         return
-    value = Decimal(instance)
-    if value.adjusted() > MAX_EXPONENT:
-        return  # too large for any field; its ``maximum`` says so
-    with localcontext() as context:
-        context.prec = 2 * MAX_EXPONENT
-        if value % Decimal(divisor):
-            yield jsonschema.ValidationError(f"{instance} is not a multiple of {divisor}")
+    if not_multiple(instance, divisor):
+        yield _error(f"{instance} is not a multiple of {divisor}")
 
-_Validator = jsonschema.validators.extend(jsonschema.Draft202012Validator,
-                                          {"type": _type_and_text, "x-date": _real_date, "multipleOf": _multiple_of})
+
+@lru_cache(maxsize=None)
+def _base_class():
+    """jsonschema's Draft 2020-12 validator, imported only for a file that does not conform."""
+    import jsonschema
+
+    return jsonschema.Draft202012Validator
+
+
+@lru_cache(maxsize=None)
+def _validator_class():
+    import jsonschema
+
+    return jsonschema.validators.extend(_base_class(),
+                                        {"type": _type_and_text, "x-date": _real_date, "multipleOf": _multiple_of})
 
 
 @lru_cache(maxsize=None)
@@ -67,27 +81,34 @@ def _schema(schema_name: str) -> dict:
 
 
 @lru_cache(maxsize=None)
-def _validator(schema_name: str) -> jsonschema.Draft202012Validator:
-    return _Validator(_schema(schema_name))
+def _validator(schema_name: str) -> "jsonschema.Draft202012Validator":
+    return _validator_class()(_schema(schema_name))
 
 
 Referee = Callable[[object], "str | None"]
 """Given a value an ``x-refers`` field holds, why it names nothing (None: it names something)."""
 
 
-def _referring_validator(schema_name: str, referees: dict[str, Referee]) -> jsonschema.Draft202012Validator:
+def _referring_validator(schema_name: str, referees: dict[str, Referee]) -> "jsonschema.Draft202012Validator":
     """A validator that also asks ``referees[kind]`` about each value of an ``"x-refers": kind`` field."""
+    import jsonschema
+
     def refers(validator, kind, instance, schema):
         if kind in referees and isinstance(instance, (str, int)) and not isinstance(instance, bool):
             problem = referees[kind](instance)
             if problem:
-                yield jsonschema.ValidationError(problem, validator=PHRASED)
+                yield _error(problem, validator=PHRASED)
 
-    return jsonschema.validators.extend(_Validator, {"x-refers": refers})(_schema(schema_name))
+    return jsonschema.validators.extend(_validator_class(), {"x-refers": refers})(_schema(schema_name))
 
 
 def schema_problems(document: YamlDocument, schema_name: str, referees: dict[str, Referee] | None = None) -> list[Problem]:
     """Every schema violation of ``document``, one Problem each; ``referees`` check what ids name."""
+    try:
+        if conforms(_schema(schema_name), document.value, referees):
+            return []
+    except (Unsupported, ArithmeticError, TypeError, ValueError):
+        pass  # jsonschema decides, and says what is wrong
     validator = _validator(schema_name) if referees is None else _referring_validator(schema_name, referees)
     problems = []
     for error in validator.iter_errors(document.value):
@@ -96,7 +117,7 @@ def schema_problems(document: YamlDocument, schema_name: str, referees: dict[str
     return problems
 
 
-def _explain(error: jsonschema.ValidationError) -> tuple[tuple, str]:
+def _explain(error: "jsonschema.ValidationError") -> tuple[tuple, str]:
     """The path a message is about, and the message in an editor's words."""
     path = tuple(error.absolute_path)
     kind = error.validator

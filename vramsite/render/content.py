@@ -68,7 +68,7 @@ def compile_cached(env: ContentEnvironment, source: str, cache: Path | None):
     if cache is None:
         return env.from_string(source)
     key = hashlib.sha256("\0".join((sys.version, jinja2.__version__, env.code_version, env.comment_start_string,
-                                     str(env.trim_blocks), str(env.lstrip_blocks), source)).encode()).hexdigest()
+                                     str(env.trim_blocks), str(env.lstrip_blocks), str(env.optimized), source)).encode()).hexdigest()
     path = cache / f"{key}.code"
     try:
         code = marshal.loads(path.read_bytes())

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import lru_cache
 
 from markupsafe import Markup, escape
 
@@ -61,6 +62,17 @@ def _escape_start(match: re.Match) -> str:
 def html_text(text: str) -> str:
     """``text`` as HTML text or attribute value; line breaks as character references."""
     return LINE_BREAKS.sub(lambda match: "".join(f"&#{ord(char)};" for char in match.group()), str(escape(text)))
+
+
+@lru_cache(maxsize=16384)
+def _markdown_piece(text: str) -> Markup:
+    """A page prints the same names and figures many times over."""
+    return Markup(markdown_text(text))
+
+
+@lru_cache(maxsize=16384)
+def _html_piece(text: str) -> Markup:
+    return Markup(html_text(text))
 
 
 class InlineRenderer:
@@ -114,6 +126,8 @@ class InlineRenderer:
     def text(self, text: str) -> Markup:
         if self.mode == TEXT:
             return str(text)
+        if type(text) is str:  # not Markup, which escapes differently and compares equal to its str
+            return _markdown_piece(text) if self.in_markdown else _html_piece(text)
         return Markup(markdown_text(text) if self.in_markdown else html_text(text))
 
     def figure(self, figure: Figure, decimals: int | None = None, period: bool = False,

@@ -50,6 +50,9 @@ from ..tables.guide import method_label
 from .calculator import calculator_block
 from .charts import chart_file, chart_title
 from .derivation import explain
+from .fast_tables import LOOKUP_CELLS as FAST_LOOKUP_CELLS
+from .fast_tables import TABLES as FAST_TABLES
+from .fast_tables import partial_is_specified
 from .format import MONEY_PERIODS, Formatter
 from .i18n import Catalog
 from .inline import HTML, MD, InlineRenderer
@@ -118,16 +121,27 @@ class Scope:
         table = self.services.tables.show(name, **options)
         if table is None:  # a table with nothing to show on this page (a card that wins no cell)
             return Markup("")
-        template = self.services.layout.get_template(f"partials/table.{self.mode}")
-        text = template.render(self.template_context(table=table, cell=self.cell))
+        text = self._draw_table(table)
         if self.mode == HTML:  # one HTML block in the Markdown around it: no blank lines inside
             text = "\n".join(line for line in text.split("\n") if line.strip())
         return Markup(text.strip("\n"))
 
+    def _draw_table(self, table) -> str:
+        """partials/table.<format> for ``table``: drawn in Python where the partial is the engine's own."""
+        name = f"partials/table.{self.mode}"
+        if partial_is_specified(self.services.layout, name):
+            return FAST_TABLES[self.mode](table, self.inline, self.cell, self.download)
+        template = self.services.layout.get_template(name)
+        return template.render(self.template_context(table=table, cell=self.cell))
+
     @cached_property
     def lookup_cell(self):
         """The lookup_cell macro of partials/lookup_cell.<format>: how this site words a lookup answer."""
-        template = self.services.layout.get_template(f"partials/lookup_cell.{self.mode}")
+        name = f"partials/lookup_cell.{self.mode}"
+        if partial_is_specified(self.services.layout, name):
+            draw, pieces, gettext = FAST_LOOKUP_CELLS[self.mode], self.pieces, self.catalog.gettext
+            return lambda found: draw(found, pieces, gettext)
+        template = self.services.layout.get_template(name)
         return template.make_module(self.template_context()).lookup_cell
 
     def cell(self, cell) -> Markup:

@@ -1,0 +1,138 @@
+"""The engine's table partials drawn in Python: the same characters as ``templates/partials/table.*`` and
+``lookup_cell.*``, without Jinja's per-cell overhead (a large page has thousands of cells).
+
+The partials stay the specification. A site that has its own copy of a partial gets its partial, and so
+does an engine partial whose source is not the one these functions were written from (``SPECIFIED``):
+``partial_is_specified`` checks both, once per layout environment. ``tests/test_fast_tables.py`` compares
+the two for every table the sites publish.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import weakref
+from pathlib import Path
+
+from jinja2 import Environment, TemplateNotFound
+from markupsafe import Markup, escape
+
+from ..layout import ENGINE_ROOT
+
+SPECIFIED = {
+    "partials/table.html": "98c0e37c41adf6c8",
+    "partials/table.md": "bdeff2300fe6d594",
+    "partials/lookup_cell.html": "f0303e08bd04bac1",
+    "partials/lookup_cell.md": "ab1caab3a9688af7",
+}
+"""The first 16 hex digits of the sha256 of each engine partial's source that the functions below reproduce."""
+
+_decided: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def source_digest(source: str) -> str:
+    return hashlib.sha256(source.encode("utf-8")).hexdigest()[:16]
+
+
+def partial_is_specified(env: Environment, name: str) -> bool:
+    """Whether ``env`` draws ``name`` from the engine's own file, unchanged since this module reproduced it."""
+    decided = _decided.setdefault(env, {})
+    if name not in decided:
+        decided[name] = _is_specified(env, name)
+    return decided[name]
+
+
+def _is_specified(env: Environment, name: str) -> bool:
+    try:
+        source, filename, _ = env.loader.get_source(env, name)
+    except TemplateNotFound:
+        return False
+    engine_file = ENGINE_ROOT / "templates" / name
+    return filename is not None and Path(filename).resolve() == engine_file and source_digest(source) == SPECIFIED.get(name)
+
+
+# -- tables ------------------------------------------------------------------------------------------------
+
+
+def table_html(table, inline, cell, download) -> str:
+    """What ``partials/table.html`` renders for ``table`` (autoescaped, before the blank lines are dropped)."""
+    table_id = escape(table.id)
+    numeric = [column.numeric for column in table.columns]
+    parts = [
+        f'<figure class="table" id="table-{table_id}">\n',
+        f'<figcaption id="caption-{table_id}">{escape(inline(table.caption))}</figcaption>\n',
+        f'<div class="table-scroll" role="region" tabindex="0" aria-labelledby="caption-{table_id}">\n',
+        "<table>\n",
+        f'<thead><tr><th scope="col">{escape(inline(table.corner))}</th>',
+    ]
+    for column, is_numeric in zip(table.columns, numeric):
+        parts.append(f'<th scope="col" class="num">{escape(inline(column.label))}</th>' if is_numeric
+                     else f'<th scope="col">{escape(inline(column.label))}</th>')
+    parts.append("</tr></thead>\n<tbody>\n")
+    for row in table.rows:
+        parts.append(f'<tr><th scope="row">{escape(cell(row.header))}</th>')
+        for index, content in enumerate(row.cells):
+            attributes = ' class="num"' if numeric[index] else ""
+            if content.flags:
+                attributes += f' data-flags="{Markup(" ").join(content.flags)}"'
+            parts.append(f"<td{attributes}>{escape(cell(content))}</td>")
+        parts.append("</tr>\n")
+    parts.append("</tbody>\n</table>\n</div>\n")
+    for note in table.notes:
+        parts.append(f'<p class="table-note">{escape(inline(note))}</p>\n')
+    parts.append(f'<p class="table-note table-download">{escape(download(table))}</p>\n</figure>\n')
+    return "".join(parts)
+
+
+def table_md(table, inline, cell, download) -> str:
+    """What ``partials/table.md`` renders for ``table``."""
+    parts = [f"**{inline(table.caption)}**\n\n| {inline(table.corner)} |"]
+    parts.extend(f" {inline(column.label)} |" for column in table.columns)
+    parts.append("\n|---|")
+    parts.extend("---:|" if column.numeric else "---|" for column in table.columns)
+    parts.append("\n")
+    for row in table.rows:
+        parts.append(f"| {cell(row.header)} |")
+        parts.extend(f" {cell(content)} |" for content in row.cells)
+        parts.append("\n")
+    for note in table.notes:
+        parts.append(f"\n{inline(note)}\n")
+    parts.append(f"\n{download(table)}\n")
+    return "".join(parts)
+
+
+TABLES = {"html": table_html, "md": table_md}
+
+
+# -- lookup cells --------------------------------------------------------------------------------------------
+
+
+def lookup_cell_html(found, pieces, gettext) -> Markup:
+    """What the macro of ``partials/lookup_cell.html`` gives for the lookup answer ``found``."""
+    main = f'<span class="main">{pieces.fig(found.need)}</span>'
+    choice = found.choice
+    if not choice:
+        return Markup(f'{main} <span class="sub">'
+                      f'{pieces.message("{nodes}, talk to sales", nodes=pieces.fig(found.nodes))}</span>')
+    flag = f' <span class="flag">{escape(gettext("tight"))}</span>' if choice.tight else ""
+    return Markup(f'{main} <span class="sub">{_rented(choice, pieces)} {pieces.fig(choice.price)}{flag}</span>')
+
+
+def lookup_cell_md(found, pieces, gettext) -> Markup:
+    """What the macro of ``partials/lookup_cell.md`` gives for the lookup answer ``found``."""
+    choice = found.choice
+    if not choice:
+        offer = pieces.message("{nodes}, talk to sales", nodes=pieces.fig(found.nodes))
+    else:
+        priced = Markup(f"{_rented(choice, pieces)} {pieces.fig(choice.price)}")
+        offer = pieces.message("{offer}, tight", offer=priced) if choice.tight else priced
+    return pieces.message("{need}: {offer}", need=pieces.fig(found.need), offer=Markup(offer))
+
+
+def _rented(choice, pieces) -> Markup:
+    """'2× A40' (linked), or the linked card alone when one is enough."""
+    if choice.count > 1:
+        return pieces.message("{count}× {card}", count=pieces.num(choice.count), card=pieces.gpu_link(choice.gpu))
+    return pieces.gpu_link(choice.gpu)
+
+
+LOOKUP_CELLS = {"html": lookup_cell_html, "md": lookup_cell_md}
