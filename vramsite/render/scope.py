@@ -47,7 +47,7 @@ from ..layout import download_path
 from ..load.model import LocaleConfig, Pricing, SiteConfig
 from ..load.reads import ReadCache
 from ..tables.guide import method_label
-from .calculator import calculator_block
+from .calculator import calculator_block, calculator_data
 from .charts import chart_file, chart_title
 from .derivation import explain
 from .fast_tables import LOOKUP_CELLS as FAST_LOOKUP_CELLS
@@ -182,8 +182,10 @@ class Scope:
         which has no script to run it."""
         if self.mode == MD:
             return Markup("")
-        block = self.services.calculators.fetch(
-            (self.locale.segment, model), lambda: calculator_block(self.services.guide, self.fmt, self.catalog, model))
+        guide, cache = self.services.guide, self.services.calculators
+        data = cache.fetch((self.locale.segment, "data"), lambda: calculator_data(guide, self.fmt, self.catalog))
+        block = cache.fetch((self.locale.segment, model),
+                            lambda: calculator_block(guide, self.fmt, self.catalog, data, model))
         template = self.services.layout.get_template("partials/calculator.html")
         text = template.render(self.template_context(**block))
         return Markup("\n".join(line for line in text.split("\n") if line.strip()))  # one HTML block

@@ -106,7 +106,7 @@ def _labels(guide: Guide, fmt: Formatter, models: tuple) -> dict:
                     labels.setdefault(term.label, fmt.gettext(term.label))
 
     kv = default_kv_format(guide)
-    counts = sorted({1, *guide.data.lookup.card_counts})
+    counts = sorted({1, max(guide.data.lookup.card_counts)})  # one card, and several: the labels differ only so
     for model in models:
         for method_id in (INFERENCE, *(method.id for method in finetune_methods(guide))):
             case = Case(model.id, method_id, guide.data.precisions[0].id, kv.id if kv else None)

@@ -13,7 +13,6 @@ from ..format import Formatter
 from ..i18n import Catalog
 from .answer import answer
 from .case import INFERENCE, Case, model_of
-from .data import calculator_data
 
 def default_case(data: dict) -> Case:
     defaults = data["defaults"]
@@ -26,11 +25,20 @@ CUSTOM_FIELDS = (("params", "Parameters (billions)", False), ("layers", "Layers"
 """The custom shape's fields: name, label, whether it takes whole numbers."""
 
 
-def calculator_block(guide: Guide, fmt: Formatter, catalog: Catalog, model: str | None = None) -> dict:
-    """What partials/calculator.html draws: the data, its JSON for the script, the default answer's markup."""
+def opening_on(data: dict, model: str | None) -> dict:
+    """The language's calculator data, opening on ``model`` (the site's first model where None)."""
+    if model is None:
+        return data
+    return {**data, "defaults": {**data["defaults"], "model": model}}
+
+
+def calculator_block(guide: Guide, fmt: Formatter, catalog: Catalog, language_data: dict,
+                     model: str | None = None) -> dict:
+    """What partials/calculator.html draws: the data (``language_data`` of ``calculator_data``, opening on
+    ``model``), its JSON for the script, the default answer's markup."""
     if model is not None:
         model_of(guide, Case(model, INFERENCE, guide.data.precisions[0].id))  # an unknown id is refused here
-    data = calculator_data(guide, fmt, catalog, model)
+    data = opening_on(language_data, model)
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
     # Inside <script>, "</script>" or "<!--" in a name would end the data early: no "<" is written raw.
     text = text.replace("<", "\\u003c")
