@@ -5,14 +5,17 @@ take. Plain JSON; calculator.js ``answer`` gives the same for the same case."""
 
 from __future__ import annotations
 
-from ...calc import attention, cost, memory, rules, throughput
+from ...calc import rules
 from ...calc.figure import Figure
-from ...calc.guide import Guide
+from ...calc.guide import CatalogueView, Guide, ModelView
 from ...calc.lookup import configuration, lookup, ranked_offers
 from ...load.model import MethodKind, Model
+from ...tables.guide import cards_label
+from ...tables.model import Text
 from ..derivation import explain
 from ..format import Formatter
 from ..i18n import Catalog
+from ..inline import InlineRenderer
 from .case import Case, model_of, need_of, per_token_figure, resolve_method
 
 def _line(fmt: Formatter, figure: Figure) -> dict:
@@ -26,20 +29,17 @@ def _per_token(guide: Guide, case: Case, fmt: Formatter) -> dict | None:
 
 
 def _ceiling(guide: Guide, case: Case, offer, method) -> Figure | None:
-    """Bandwidth of the cards ÷ the weights one decoded token reads; inference only."""
+    """The decode ceiling of the offer's cards, as the model's view works it out; inference only."""
     if method.kind != MethodKind.INFERENCE or method.precision is None:
         return None
     model = model_of(guide, case)
-    bandwidth = throughput.combined_bandwidth(cost.card_bandwidth(offer.gpu), offer.count)
-    if isinstance(model, Model):
-        return throughput.decode_ceiling(bandwidth, memory.weights(model, memory.precision_bytes(method.precision)))
-    return throughput.decode_ceiling(bandwidth, attention.decode_read(model, method.precision))
+    view = ModelView(guide, model) if isinstance(model, Model) else CatalogueView(guide, model)
+    return view.decode_ceiling(offer.gpu.id, method.precision.id, offer.count)
 
 
-def _config_text(fmt: Formatter, catalog: Catalog, gpu, count: int) -> str:
-    if count == 1:
-        return gpu.name
-    return catalog.gettext("{count}× {card}").replace("{count}", fmt.number(count)).replace("{card}", gpu.name)
+def _config_text(fmt: Formatter, gpu, count: int) -> str:
+    """'A40', or '8× MI300X': the tables' own wording of a configuration (``cards_label``)."""
+    return InlineRenderer.plain(fmt).render(Text(gpu.name) if count == 1 else cards_label(count, Text(gpu.name)))
 
 
 def answer(guide: Guide, fmt: Formatter, catalog: Catalog, case: Case) -> dict:
@@ -65,7 +65,7 @@ def answer(guide: Guide, fmt: Formatter, catalog: Catalog, case: Case) -> dict:
         config = configuration(held, offer.gpu, offer.count, market)
         ceiling = _ceiling(guide, case, offer, method)
         offers.append({
-            "key": f"{offer.count}x-{offer.gpu.id}", "config": _config_text(fmt, catalog, offer.gpu, offer.count),
+            "key": f"{offer.count}x-{offer.gpu.id}", "config": _config_text(fmt, offer.gpu, offer.count),
             "per_card": fmt.figure(config.need_per_card), "headroom": fmt.figure(config.headroom_per_card),
             "headroom_explain": explain(config.headroom_per_card, fmt),
             "price": fmt.figure(config.price, period=True), "price_explain": explain(config.price, fmt),
@@ -74,7 +74,7 @@ def answer(guide: Guide, fmt: Formatter, catalog: Catalog, case: Case) -> dict:
         })
     found = lookup(need.total, method, market, need_on)
     if found.choice:
-        choice = {"config": _config_text(fmt, catalog, found.choice.gpu, found.choice.count),
+        choice = {"config": _config_text(fmt, found.choice.gpu, found.choice.count),
                   "price": fmt.figure(found.choice.price), "tight": found.choice.tight}
     else:
         choice = {"nodes": fmt.figure(found.nodes) if found.nodes is not None else "—",

@@ -52,11 +52,11 @@ def kv_formats(guide: Guide) -> tuple:
 
 
 def default_kv_format(guide: Guide):
+    """The format the calculator opens with: ``Guide.kv_precision()`` where the site lists formats."""
     formats = kv_formats(guide)
     if not formats:
         return None
-    default = guide.data.inference.kv_precision
-    return next((p for p in formats if default is not None and p.id == default.id), formats[0])
+    return guide.kv_precision() if guide.data.kv_precisions else formats[0]
 
 
 def finetune_methods(guide: Guide) -> tuple:
