@@ -25,8 +25,7 @@ from __future__ import annotations
 
 import csv
 import io
-import json
-from collections.abc import Iterable
+from collections.abc import Hashable, Iterable
 from decimal import Decimal
 
 from ..calc.figure import Figure
@@ -34,6 +33,7 @@ from ..errors import InputError, Problem
 from ..layout import download_path
 from ..render.numbers import rounded
 from ..tables.model import Cell, Fig, Table
+from .json_text import dumps_indented
 
 FORMATS = ("json", "csv")
 LOOKUP_FIELDS = ("need_gb", "need_gb_exact", "cards", "gpu", "price_usd", "tight", "nodes")
@@ -117,7 +117,7 @@ def table_record(table: Table, say) -> dict:
 
 def table_json(table: Table, say, record: dict | None = None) -> bytes:
     record = record or table_record(table, say)
-    return (json.dumps(record, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
+    return (dumps_indented(record, 2) + "\n").encode("utf-8")
 
 
 def csv_fields(table: Table, record: dict) -> list[tuple[str, int, str]]:
@@ -166,16 +166,26 @@ def table_csv(table: Table, say, record: dict | None = None) -> bytes:
     return out.getvalue().encode("utf-8")
 
 
-def download_files(tables: Iterable[Table], languages: dict) -> dict[str, bytes]:
-    """data/<language>/<id>.json and .csv for each table in each language (``languages``: URL segment ->
-    InlineRenderer in plain text); two different tables with one id are a problem."""
+def table_files(table: Table, segment: str, say) -> dict[str, bytes]:
+    """The table's two files in one language (``say``: that language's InlineRenderer in plain text)."""
+    record = table_record(table, say)
+    return {download_path(table.id, ext, segment): write(table, say, record)
+            for ext, write in (("json", table_json), ("csv", table_csv))}
+
+
+def download_files(tables: Iterable[tuple[Hashable, Table]], languages: dict,
+                   written: dict | None = None) -> dict[str, bytes]:
+    """data/<language>/<id>.json and .csv for each table in each language (``tables``: (key, table) pairs;
+    ``languages``: URL segment -> InlineRenderer in plain text); two different tables with one id are a
+    problem. ``written``: (key, segment) -> ``table_files`` of that table in that language, written
+    elsewhere (by the worker that rendered the language), used as they are."""
+    written = written or {}
     files: dict[str, bytes] = {}
     problems = []
-    for table in tables:
+    for key, table in tables:
         for segment, say in languages.items():
-            record = table_record(table, say)
-            for ext, write in (("json", table_json), ("csv", table_csv)):
-                path, content = download_path(table.id, ext, segment), write(table, say, record)
+            made = written.get((key, segment))
+            for path, content in (made if made is not None else table_files(table, segment, say)).items():
                 if files.get(path, content) != content:
                     problems.append(Problem("vramsite/tables", None, table.id,
                                             f"two different tables have the id {table.id!r}; give each its own"))

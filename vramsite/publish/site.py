@@ -52,6 +52,8 @@ class LanguageOutput:
     """The standalone copies of those charts in this language."""
     missing: dict[str, set[str]]
     """Per catalog: the UI strings asked for that it lacks."""
+    downloads: dict[tuple, dict[str, bytes]]
+    """(table key, segment) -> that table's download files in this language, for every table shown so far."""
     records: list[PageRecord]
     """Each page with what it depended on, for the next build (empty unless the build keeps them)."""
     kept: list[str]
@@ -134,9 +136,11 @@ class SiteBuild:
             self._compile_layouts()  # once, before the workers fork, rather than once in each
         outputs = map_in_workers(self.render_language, self.data.site.locales, workers)
         drawn: dict[str, bytes] = {}
+        written: dict[tuple, dict[str, bytes]] = {}
         for output in outputs:
             self._take_over(output)
             drawn.update(output.chart_files)
+            written.update(output.downloads)
         problems = [problem for output in outputs for problem in output.problems]
         if problems:
             raise InputError(problems + self.catalog_problems())
@@ -153,7 +157,7 @@ class SiteBuild:
         for path, content in self.assets.files.items():
             files.add(path, content, "templates/static")
         languages = {locale.segment: InlineRenderer.plain(self.formatter(locale)) for locale in self.data.site.locales}
-        for path, content in downloads.download_files(self.tables.shown(), languages).items():
+        for path, content in downloads.download_files(self.tables.shown_by_key(), languages, written).items():
             files.add(path, content, "vramsite/tables")
         for path, content in self.chart_files(drawn=drawn).items():
             files.add(path, content, "vramsite/render/charts")
@@ -192,7 +196,20 @@ class SiteBuild:
         charts = {} if problems else self.chart_files(locales=[locale])
         return LanguageOutput(pages, problems, self.tables.uses(), self.charts.uses(), charts,
                               {segment: set(catalog.missing) for segment, catalog in self.catalogs.items()},
-                              records, reused)
+                              {} if problems else self._downloads(locale), records, reused)
+
+    def _downloads(self, locale) -> dict[tuple, dict[str, bytes]]:
+        """The download files of every table shown so far in ``locale``'s language, written here so that the
+        languages' workers share the work; a table they cannot be written for is left to ``render``, which
+        reports it."""
+        say = InlineRenderer.plain(self.formatter(locale))
+        files = {}
+        for key, table in self.tables.shown_by_key():
+            try:
+                files[(key, locale.segment)] = downloads.table_files(table, locale.segment, say)
+            except InputError:
+                continue
+        return files
 
     def render_recorded(self, page: PageSpec, locale) -> PageRecord:
         """The page rendered, with the data records it read and the tables and charts it showed."""

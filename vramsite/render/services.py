@@ -96,8 +96,13 @@ class TableService:
 
     def shown(self) -> list:
         """Every table counted as shown so far, once each, in the order first shown."""
-        tables = (self._built[key] for key in self._used)
-        return [table for table in tables if table is not None]
+        return [table for _, table in self.shown_by_key()]
+
+    def shown_by_key(self) -> list[tuple[tuple, object]]:
+        """(key, table) of every table counted as shown so far, in the order first shown; a key names its
+        table in every worker of a build."""
+        tables = ((key, self._built[key]) for key in self._used)
+        return [(key, table) for key, table in tables if table is not None]
 
     def uses(self) -> list[tuple[str, dict]]:
         """(name, options) of every table counted as shown so far."""
