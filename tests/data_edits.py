@@ -70,7 +70,7 @@ def render_page(site: Path, page_id: str) -> dict[str, str]:
     """The Markdown twin of one page in every language, by URL segment, and the build that made it."""
     build = SiteBuild(site)
     page = next(page for page in build.pages if page.id == page_id)
-    return {locale.segment: build.render_page(page, locale).markdown for locale in build.data.site.locales}
+    return {locale.segment: build.render_page(page, locale).markdown.decode() for locale in build.data.site.locales}
 
 
 def add_example_card(site: Path, usd: str, card_id: str = "rtx-pro-6000", name: str = "RTX PRO 6000",

@@ -41,7 +41,7 @@ class Market:
     configurations, their ranking, the cards of each memory size, the card that forms a node."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Configuration:
     gpu: Gpu
     count: int
@@ -62,7 +62,7 @@ class Configuration:
                        label="headroom")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Lookup:
     """The answer for one need: a configuration, or the nodes it would take."""
 
@@ -90,7 +90,7 @@ def configuration(need: Figure, gpu: Gpu, count: int, market: Market) -> Configu
                          is_tight(headroom.value, count, market.rules))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Option:
     """A qualifying configuration in plain numbers: what the selection rule compares.
 

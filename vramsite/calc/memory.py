@@ -84,7 +84,7 @@ def kv_cache(model: Model, kv_precision: Precision, context_tokens: int, batch: 
     )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class NeedLine:
     """A method's memory formula as a straight line in its KV cache, in GB:
 
@@ -117,7 +117,7 @@ def need_line(weights: Figure, adapter: Figure, overhead: Figure, method: Method
     return NeedLine((weights.value + adapter.value) * growth + overhead.value, growth)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class MemoryNeed:
     """A method's memory, term by term; ``total`` is what must fit."""
 

@@ -35,7 +35,7 @@ from ..load.model import SiteData
 from ..load.reads import EVERY, TRACKED_KINDS, Read
 from .stamp import source_digests
 
-FORMAT = 1
+FORMAT = 2
 """Bumped whenever what is kept changes shape: an older file is then ignored."""
 
 

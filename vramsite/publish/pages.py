@@ -34,8 +34,10 @@ class RenderedPage:
     locale: object
     title: str
     description: str
-    html: str
-    markdown: str
+    html: bytes
+    markdown: bytes
+    """The page and its twin as published: UTF-8, the bytes the build writes (a build holds every page at
+    once, and this way holds it once)."""
 
 
 class Assets:
@@ -119,7 +121,8 @@ class PageRenderer:
         html = self._layout(page.template, html_scope, page={**info, **html_meta(meta, markdown), "contents": contents},
                             body=Markup(body_html))
         twin = self._layout("page.md", md_scope, page=info, body=Markup(body_md))
-        return RenderedPage(page.id, locale, info["title"], info["description"], html, twin)
+        return RenderedPage(page.id, locale, info["title"], info["description"], html.encode("utf-8"),
+                            twin.encode("utf-8"))
 
     def _content_file(self, page: PageSpec, locale):
         """The page's content file in ``locale``, compiled once however many pages it makes (one per card, say)."""

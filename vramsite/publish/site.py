@@ -149,8 +149,8 @@ class SiteBuild:
         for page in rendered:
             path = f"{page.locale.segment}/{page.key}.html"
             source = f"{PAGES_FILE} ({page.key})"
-            files.add(path, page.html.encode("utf-8"), source)
-            files.add(path + ".md", page.markdown.encode("utf-8"), source)
+            files.add(path, page.html, source)
+            files.add(path + ".md", page.markdown, source)
         for path, content in site_wide_files(self.layout_env, self.data, self.catalogs, self.assets, self.pages,
                                              rendered).items():
             files.add(path, content, "templates")

@@ -48,6 +48,7 @@ from ..load.model import LocaleConfig, Pricing, SiteConfig
 from ..load.reads import ReadCache
 from ..tables.guide import method_label
 from .calculator import calculator_block, calculator_data
+from .calculator.markup import encoded_parts
 from .charts import chart_file, chart_title
 from .derivation import explain
 from .fast_tables import LOOKUP_CELLS as FAST_LOOKUP_CELLS
@@ -183,9 +184,10 @@ class Scope:
         if self.mode == MD:
             return Markup("")
         guide, cache = self.services.guide, self.services.calculators
-        data = cache.fetch((self.locale.segment, "data"), lambda: calculator_data(guide, self.fmt, self.catalog))
-        block = cache.fetch((self.locale.segment, model),
-                            lambda: calculator_block(guide, self.fmt, self.catalog, data, model))
+        data = cache.fetch(("data", self.locale.segment), lambda: calculator_data(guide, self.fmt, self.catalog))
+        encoded = cache.fetch(("json", self.locale.segment), lambda: encoded_parts(data))
+        block = cache.fetch(("block", self.locale.segment, model),
+                            lambda: calculator_block(guide, self.fmt, self.catalog, data, model, encoded))
         template = self.services.layout.get_template("partials/calculator.html")
         text = template.render(self.template_context(**block))
         return Markup("\n".join(line for line in text.split("\n") if line.strip()))  # one HTML block

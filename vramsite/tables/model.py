@@ -14,14 +14,14 @@ from dataclasses import dataclass, field
 from ..calc.figure import Figure
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Text:
     """Text from data (a card's name): printed as is, never translated."""
 
     text: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Msg:
     """A UI string (msgid) with ``{name}`` placeholders filled by inline pieces."""
 
@@ -33,7 +33,7 @@ class Msg:
         return cls(msgid, tuple(sorted(args.items())))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Fig:
     figure: Figure
     period: bool = False
@@ -43,7 +43,7 @@ class Fig:
     """The number without its unit, where the column heading names the unit."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Link:
     """A link to another page of the site, by page key: ("gpu", "a40")."""
 
@@ -51,14 +51,14 @@ class Link:
     content: "Inline"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Flag:
     """A short marker: "tight", "talk to sales"."""
 
     msgid: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Names:
     """A list in the reader's language: 'A, B and C', 'A、B 和 C'."""
 
@@ -69,7 +69,7 @@ class Names:
 Inline = Text | Msg | Fig | Link | Flag | Names | tuple
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Cell:
     content: Inline = ()
     sub: Inline | None = None
@@ -85,7 +85,7 @@ class Cell:
     ('8× MI300X') and its price, or the nodes it would take and 'talk to sales'."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Column:
     label: Inline
     numeric: bool = False
@@ -93,14 +93,14 @@ class Column:
     """A stable name for downloads (JSON keys, CSV headers)."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Row:
     header: Cell
     cells: tuple[Cell, ...]
     key: str = ""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Table:
     id: str
     caption: Inline

@@ -32,16 +32,37 @@ def opening_on(data: dict, model: str | None) -> dict:
     return {**data, "defaults": {**data["defaults"], "model": model}}
 
 
+def _json(value) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+
+
+def encoded_parts(language_data: dict) -> dict[str, tuple]:
+    """key -> (value, its JSON) for each field of a language's calculator data: the pages' blocks share
+    every field but their defaults, so each is encoded once."""
+    return {key: (value, _json(value)) for key, value in language_data.items()}
+
+
+def data_json(data: dict, encoded: dict[str, tuple]) -> str:
+    """``data`` as compact JSON with sorted keys, taking the JSON of a field from ``encoded`` (of
+    ``encoded_parts``) where it holds that very value."""
+    parts = []
+    for key in sorted(data):
+        value = data[key]
+        known = encoded.get(key)
+        parts.append(_json(key) + ":" + (known[1] if known is not None and known[0] is value else _json(value)))
+    return "{" + ",".join(parts) + "}"
+
+
 def calculator_block(guide: Guide, fmt: Formatter, catalog: Catalog, language_data: dict,
-                     model: str | None = None) -> dict:
+                     model: str | None = None, encoded: dict[str, tuple] | None = None) -> dict:
     """What partials/calculator.html draws: the data (``language_data`` of ``calculator_data``, opening on
-    ``model``), its JSON for the script, the default answer's markup."""
+    ``model``), its JSON for the script (``encoded``: the language's ``encoded_parts``, where already
+    made), the default answer's markup."""
     if model is not None:
         model_of(guide, Case(model, INFERENCE, guide.data.precisions[0].id))  # an unknown id is refused here
     data = opening_on(language_data, model)
-    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
     # Inside <script>, "</script>" or "<!--" in a name would end the data early: no "<" is written raw.
-    text = text.replace("<", "\\u003c")
+    text = data_json(data, encoded or {}).replace("<", "\\u003c")
     return {"data": data, "defaults": data["defaults"], "ui": data["ui"], "custom_fields": CUSTOM_FIELDS,
             "data_json": Markup(text),
             "answer_html": Markup(answer_html(answer(guide, fmt, catalog, default_case(data)), data))}
