@@ -14,7 +14,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from functools import lru_cache
 
 from babel import Locale
-from babel.numbers import format_decimal
+from babel.numbers import NumberPattern, parse_pattern
 
 ROUNDING = ROUND_HALF_UP
 
@@ -63,8 +63,13 @@ def format_number(value: Decimal, spec: DisplaySpec, locale: str) -> str:
 @lru_cache(maxsize=65536)
 def _grouped(value: Decimal, decimals: int, trim: bool, locale: str) -> str:
     """Babel's digit grouping for an already rounded value; a page repeats the same figures often."""
-    pattern = "#,##0" + ("." + ("#" if trim else "0") * decimals if decimals else "")
-    return format_decimal(value, format=pattern, locale=_locale(locale))
+    return _pattern(decimals, trim).apply(value, _locale(locale))
+
+
+@lru_cache(maxsize=None)
+def _pattern(decimals: int, trim: bool) -> NumberPattern:
+    """The grouping pattern, parsed once (``format_decimal`` parses its pattern on every call)."""
+    return parse_pattern("#,##0" + ("." + ("#" if trim else "0") * decimals if decimals else ""))
 
 
 @lru_cache(maxsize=None)
