@@ -46,8 +46,8 @@ class Figure:
     label: str = ""
     formula: Formula | None = None
 
-    # A build makes some hundred thousand figures: slots and this plain __init__ take half the memory and
-    # half the time of the generated ones.
+    # A build makes some hundred thousand figures: with slots and this plain __init__ each takes a third
+    # less memory and about a quarter less time to make than with the generated __init__ and a __dict__.
     def __init__(self, value, unit: str = "", kind: str = FACTOR, label: str = "", formula: Formula | None = None):
         _set(self, "value", value if type(value) is Decimal else Decimal(value))
         _set(self, "unit", unit)

@@ -5,6 +5,8 @@ take. Plain JSON; calculator.js ``answer`` gives the same for the same case."""
 
 from __future__ import annotations
 
+from functools import cache
+
 from ...calc import rules
 from ...calc.figure import Figure
 from ...calc.guide import CatalogueView, Guide, ModelView
@@ -42,17 +44,6 @@ def _config_text(fmt: Formatter, gpu, count: int) -> str:
     return InlineRenderer.plain(fmt).render(Text(gpu.name) if count == 1 else cards_label(count, Text(gpu.name)))
 
 
-def _need_on(guide: Guide, case: Case):
-    """A real model's total need on a number of cards, worked out once per number (offers share a few)."""
-    totals: dict[int, Figure] = {}
-
-    def total(cards: int) -> Figure:
-        if cards not in totals:
-            totals[cards] = need_of(guide, case, cards).total
-        return totals[cards]
-    return total
-
-
 def answer(guide: Guide, fmt: Formatter, catalog: Catalog, case: Case) -> dict:
     """What the calculator shows for ``case``, by the tables' own calculation and formatting."""
     method = resolve_method(guide, case)
@@ -67,7 +58,8 @@ def answer(guide: Guide, fmt: Formatter, catalog: Catalog, case: Case) -> dict:
     lines += [_line(fmt, need.overhead), _line(fmt, need.total)]
     market = guide.market
     model = model_of(guide, case)
-    need_on = None if isinstance(model, Model) else _need_on(guide, case)
+    # A real model's need on a number of cards, worked out once per number: the offers share a few.
+    need_on = None if isinstance(model, Model) else cache(lambda cards: need_of(guide, case, cards).total)
     offers = []
     for offer in ranked_offers(method, market):
         held = need_on(offer.count) if need_on else need.total
