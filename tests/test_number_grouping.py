@@ -4,19 +4,31 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+import pytest
 from babel.numbers import format_decimal
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vramsite.render.numbers import _grouped, quantize
+from vramsite.render.numbers import DisplaySpec, _grouped, format_number, quantize
+
+
+def _babel(value: Decimal, decimals: int, trim: bool, locale: str) -> str:
+    rounded = quantize(Decimal(value), decimals)
+    pattern = "#,##0" + ("." + ("#" if trim else "0") * decimals if decimals else "")
+    return format_decimal(rounded, format=pattern, locale=locale)
 
 
 @settings(max_examples=300, deadline=None)
 @given(st.decimals(min_value=-10**9, max_value=10**9, allow_nan=False, allow_infinity=False, places=6),
        st.integers(min_value=0, max_value=4), st.booleans(), st.sampled_from(["en", "zh_CN", "de_DE", "fr_FR"]))
-def test_grouped_reads_as_format_decimal(value, decimals, trim, locale):
-    rounded = quantize(Decimal(value), decimals)
-    pattern = "#,##0" + ("." + ("#" if trim else "0") * decimals if decimals else "")
-    # __wrapped__: the function itself; its cache keys Decimal("-0") and Decimal("0") alike, as they are equal
-    assert _grouped.__wrapped__(rounded, decimals, trim, locale) == format_decimal(rounded, format=pattern,
-                                                                                    locale=locale)
+def test_format_number_reads_as_format_decimal(value, decimals, trim, locale):
+    assert format_number(Decimal(value), DisplaySpec(decimals, trim), locale) == _babel(value, decimals, trim, locale)
+
+
+@pytest.mark.parametrize("first, second", [("-0.001", "0.001"), ("0.001", "-0.001"), ("-0.0", "0.0")])
+def test_negative_zero_and_zero_do_not_share_a_remembered_text(first, second):
+    """Decimal("-0.00") == Decimal("0.00"): whichever is printed first must not decide how the other reads."""
+    _grouped.cache_clear()
+    spec = DisplaySpec(2)
+    shown = [format_number(Decimal(text), spec, "en") for text in (first, second)]
+    assert shown == [_babel(Decimal(text), 2, False, "en") for text in (first, second)]

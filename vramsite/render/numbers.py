@@ -57,12 +57,17 @@ def rounded(value: Decimal, spec: DisplaySpec) -> Decimal:
 def format_number(value: Decimal, spec: DisplaySpec, locale: str) -> str:
     """Round by ``spec`` and group digits for ``locale`` (a gettext id such as zh_CN)."""
     decimals = spec.decimals_for(value)
-    return _grouped(quantize(value, decimals), decimals, spec.trim, locale)
+    shown = quantize(value, decimals)
+    return _grouped(shown, shown.is_signed(), decimals, spec.trim, locale)
 
 
 @lru_cache(maxsize=65536)
-def _grouped(value: Decimal, decimals: int, trim: bool, locale: str) -> str:
-    """Babel's digit grouping for an already rounded value; a page repeats the same figures often."""
+def _grouped(value: Decimal, signed: bool, decimals: int, trim: bool, locale: str) -> str:
+    """Babel's digit grouping for an already rounded value; a page repeats the same figures often.
+
+    ``signed`` is part of the cache's key because Decimal("-0.00") equals Decimal("0.00"),
+    which Babel prints as "0.00".
+    """
     return _pattern(decimals, trim).apply(value, _locale(locale))
 
 
