@@ -181,3 +181,54 @@ def test_the_built_site_carries_no_reload_script(tmp_path):
     assert not [path for path, content in files.items() if b"EventSource" in content or b"__reload" in content]
     page = b"<!DOCTYPE html><html><body><p>x</p></body></html>"
     assert with_reload(page, 3) == page.replace(b"</body>", reload_script(3) + b"</body>")
+
+
+def _children(pid: int) -> set[int]:
+    """The processes ``pid`` forked (Linux's /proc)."""
+    found = set()
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        found |= {int(child) for child in (task / "children").read_text().split()}
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        status = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return status.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads the processes from Linux's /proc")
+def test_the_serve_command_rebuilds_in_its_builder_and_leaves_no_process_behind(tmp_path):
+    """`build.py serve` as an editor runs it: a save is served without a restart, Ctrl-C stops everything."""
+    import signal
+    import subprocess
+    import sys
+
+    assemble_seed_site(tmp_path, "000")
+    command = [sys.executable, str(ROOT / "build.py"), "serve", "--site", str(tmp_path), "--port", "0"]
+    server = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
+    try:
+        lines = []
+        while not (lines and " at http://" in lines[-1]):
+            line = server.stderr.readline()
+            assert line, f"serve stopped before serving: {''.join(lines)}"
+            lines.append(line)
+        base = lines[-1].split(" at ", 1)[1].split("/ ", 1)[0]
+        builders = _children(server.pid)
+        assert len(builders) == 1, "one builder process, forked before the server's threads"
+        assert "$240" in fetch(base + "/en/pricing.html")[2]
+
+        edit(tmp_path / "data" / "prices.yaml", "{gpu: a40, usd: 240}", "{gpu: a40, usd: 275}")
+        body = fetch(base + "/en/pricing.html")[2]
+        assert "$275" in body and "$240" not in body
+        assert _children(server.pid) == builders, "the rebuild ran in the same builder"
+    finally:
+        server.send_signal(signal.SIGINT)
+        rest = server.communicate(timeout=60)[1]
+    assert server.returncode == 0 and "stopped" in rest, rest
+    deadline = time.monotonic() + 10
+    while any(_alive(pid) for pid in builders) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(_alive(pid) for pid in builders), "the builder ended with the server"

@@ -100,7 +100,7 @@ def _fork(function: Callable, items: list) -> tuple[int, int]:
     # The child: never return into the parent's code, whatever happens.
     status = 1
     try:
-        _die_with(parent)
+        die_with(parent)
         os.close(read)
         try:
             payload = pickle.dumps((True, [function(item) for item in items]), protocol=pickle.HIGHEST_PROTOCOL)
@@ -113,8 +113,8 @@ def _fork(function: Callable, items: list) -> tuple[int, int]:
         os._exit(status)
 
 
-def _die_with(parent: int) -> None:
-    """Make this worker end as soon as ``parent`` does, so that no killed build leaves workers behind."""
+def die_with(parent: int) -> None:
+    """Make this process end as soon as ``parent`` does, so that no killed build leaves workers behind."""
     if not _kernel_kills_orphan():
         threading.Thread(target=_exit_once_orphaned, args=(parent,), name="watch-parent", daemon=True).start()
     if os.getppid() != parent:  # the parent died before the line above took effect

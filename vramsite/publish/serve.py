@@ -18,6 +18,9 @@ included.
 Requests are answered on threads of their own. One lock covers checking the
 sources and rebuilding, so a change is built once however many requests
 arrive meanwhile, and each request serves one whole build, never a mix.
+`serve` renders in a builder process started before the first thread
+(``builder.py``), which shares the languages out among the cores as `build`
+does.
 """
 
 from __future__ import annotations
@@ -37,8 +40,8 @@ from urllib.parse import unquote, urlsplit
 
 from ..errors import InputError, Problem, in_words
 from ..layout import SiteLayout
-from .site import render_site
-"""The folders of a site whose changes trigger a rebuild."""
+from .builder import Builder, render_kept
+from .parallel import WorkerFailed
 
 TEXT_TYPES = {
     ".html": "text/html",
@@ -65,11 +68,6 @@ LISTEN_BACKLOG = 1024
 
 class ServeError(Exception):
     """The preview cannot start: the address is taken, not this machine's, or not allowed."""
-
-
-def render_kept(root: Path) -> dict[str, bytes]:
-    """The site, rendering again only the pages a save can have changed (publish/incremental.py)."""
-    return render_site(root, incremental=True)
 
 
 class PreviewSite:
@@ -132,9 +130,11 @@ class PreviewSite:
             self.files, self.problems = {}, list(error.problems)
         except Exception as error:  # noqa: BLE001 - a preview shows any failure instead of dying
             self.files = {}
-            self.problems = [Problem("(build)", None, "", f"the build crashed: {type(error).__name__}: {error}")]
+            # A failure in the builder process arrives as WorkerFailed, its message already naming the exception.
+            what = str(error) if isinstance(error, WorkerFailed) else f"{type(error).__name__}: {error}"
+            self.problems = [Problem("(build)", None, "", f"the build crashed: {what}")]
             if self.debug:
-                self.log(traceback.format_exc())
+                self.log(getattr(error, "worker_traceback", "") or traceback.format_exc())
         seconds = time.monotonic() - started
         if self.problems:
             count = len(self.problems)
@@ -314,12 +314,13 @@ def make_handler(site: PreviewSite) -> type[BaseHTTPRequestHandler]:
 
 
 def start_server(root: Path, host: str = "127.0.0.1", port: int = 8000,
-                 log: Callable[[str], None] | None = None, debug: bool = False) -> tuple[PreviewServer, PreviewSite]:
+                 log: Callable[[str], None] | None = None, debug: bool = False,
+                 render: Callable[[Path], dict[str, bytes]] = render_kept) -> tuple[PreviewServer, PreviewSite]:
     """A bound server (port 0: any free port) and its site; call ``serve_forever`` to run it.
 
     Raises ServeError, saying why in words, when the address cannot be listened on.
     """
-    site = PreviewSite(root, log=log, debug=debug)
+    site = PreviewSite(root, render=render, log=log, debug=debug)
     try:
         server = PreviewServer((host, port), make_handler(site), site)
     except (OSError, OverflowError) as error:
@@ -334,10 +335,21 @@ def _address(host: str, port: int) -> str:
 def serve(root: Path, host: str = "127.0.0.1", port: int = 8000, poll_seconds: float = 1.0,
           debug: bool = False) -> None:
     """Run the preview until Ctrl-C; a watcher rebuilds soon after a save so problems print right away."""
-    server, site = start_server(root, host, port, debug=debug)
+    builder = Builder()  # before the first thread: see builder.py
+    try:
+        server, site = start_server(root, host, port, debug=debug, render=builder)
+        try:
+            _run(server, site, host, poll_seconds)
+        finally:
+            server.server_close()
+    finally:
+        builder.close()
+
+
+def _run(server: PreviewServer, site: PreviewSite, host: str, poll_seconds: float) -> None:
     site.current()
     address = f"http://{_address(host, server.server_address[1])}/"
-    print(f"serving {Path(root).resolve()} at {address} (Ctrl-C stops)", file=sys.stderr, flush=True)
+    print(f"serving {site.root.resolve()} at {address} (Ctrl-C stops)", file=sys.stderr, flush=True)
     stop = threading.Event()
 
     def watch() -> None:
@@ -351,4 +363,3 @@ def serve(root: Path, host: str = "127.0.0.1", port: int = 8000, poll_seconds: f
         print("stopped", file=sys.stderr)
     finally:
         stop.set()
-        server.server_close()

@@ -1,0 +1,131 @@
+"""The preview's builds, run in a process of their own so that they use every core as `build` does.
+
+The preview server answers requests on threads, and a process that runs
+threads does not fork (``parallel.can_fork``): a lock another thread held at
+that moment would stay held in the child for good. Rendered in the server's
+own process, a preview build therefore took one language after the other.
+So `serve` starts a builder first, before its first thread: a forked child
+that stays single-threaded, keeps its imports and caches warm from one build
+to the next, and shares each build's languages out among forked workers like
+`build`. A rebuild sends the site's folder over a pipe and gets back the
+files, the problems that stopped the build, or the builder's traceback.
+
+Where the builder cannot be started (no ``os.fork``, or threads already
+running) or has gone away (killed), builds run in the calling process, the
+same bytes more slowly.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import signal
+import traceback
+from collections.abc import Callable
+from multiprocessing.connection import Connection, Pipe
+from pathlib import Path
+
+from ..errors import InputError
+from .parallel import WorkerFailed, can_fork, die_with, usable_cores
+from .site import render_site
+
+Render = Callable[[Path], dict[str, bytes]]
+
+
+def render_kept(root: Path, workers: int = 1) -> dict[str, bytes]:
+    """The site, rendering again only the pages a save can have changed (publish/incremental.py)."""
+    return render_site(root, workers, incremental=True)
+
+
+def render_on_every_core(root: Path) -> dict[str, bytes]:
+    """``render_kept`` with the languages shared out among the cores, the cycle collector off as in `build`."""
+    gc.disable()
+    try:
+        return render_kept(root, usable_cores())
+    finally:
+        gc.enable()
+
+
+class Builder:
+    """A callable ``render(root)`` that builds in a forked, single-threaded child started on creation."""
+
+    def __init__(self, render: Render = render_on_every_core, fallback: Render = render_kept):
+        self.fallback = fallback
+        self._connection: Connection | None = None
+        self._pid: int | None = None
+        if can_fork():
+            self._start(render)
+
+    @property
+    def running(self) -> bool:
+        """True while builds go to the child."""
+        return self._connection is not None
+
+    def __call__(self, root: Path) -> dict[str, bytes]:
+        if self._connection is None:
+            return self.fallback(root)
+        try:
+            self._connection.send(str(root))
+            outcome, value = self._connection.recv()
+        except (EOFError, OSError):  # the builder is gone: build here from now on
+            self.close()
+            return self.fallback(root)
+        if outcome == "files":
+            return value
+        if outcome == "problems":
+            raise InputError(value)
+        message, worker_traceback = value
+        raise WorkerFailed(message, worker_traceback)
+
+    def close(self) -> None:
+        """Stop the child (it also stops on its own once this process ends)."""
+        # Taken out first: a request thread waiting on the pipe may call this at the same time.
+        connection, self._connection = self._connection, None
+        pid, self._pid = self._pid, None
+        if connection is not None:
+            connection.close()
+        if pid is not None:
+            try:
+                os.kill(pid, signal.SIGTERM)
+                os.waitpid(pid, 0)
+            except (ProcessLookupError, ChildProcessError):
+                pass
+
+    def _start(self, render: Render) -> None:
+        parent = os.getpid()
+        ours, theirs = Pipe()
+        pid = os.fork()
+        if pid:
+            theirs.close()
+            self._pid, self._connection = pid, ours
+            return
+        # The child: never return into the parent's code, whatever happens.
+        status = 1
+        try:
+            ours.close()
+            die_with(parent)
+            signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the server's to handle; it then closes the pipe
+            _answer_builds(theirs, render)
+            status = 0
+        finally:
+            os._exit(status)
+
+
+def _answer_builds(connection: Connection, render: Render) -> None:
+    """Build each site folder the pipe brings, until it closes."""
+    while True:
+        try:
+            root = connection.recv()
+        except (EOFError, OSError):
+            return
+        try:
+            answer = ("files", render(Path(root)))
+        except InputError as error:
+            answer = ("problems", error.problems)
+        except Exception as error:  # noqa: BLE001 - sent to the server, which shows it on every page
+            details = getattr(error, "worker_traceback", "") or traceback.format_exc()
+            answer = ("crashed", (f"{type(error).__name__}: {error}", details))
+        try:
+            connection.send(answer)
+        except (BrokenPipeError, OSError):
+            return
