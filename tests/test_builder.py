@@ -22,6 +22,15 @@ def _where_it_ran(root) -> dict[str, bytes]:
     return {"pid": str(os.getpid()).encode(), "forks": str(can_fork()).encode()}
 
 
+def _slow(root) -> dict[str, bytes]:
+    time.sleep(5)
+    return {"late": b"answer"}
+
+
+class _Interrupted(Exception):
+    """Raised by a timer in this process, as Ctrl-C raises KeyboardInterrupt."""
+
+
 def _crash(root) -> dict[str, bytes]:
     raise ValueError(f"no build of {root.name} today")
 
@@ -109,5 +118,26 @@ def test_closing_stops_the_child(builder):
     build = builder(render=_where_it_ran)
     pid = int(build(None)["pid"])
     build.close()
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
+
+
+@needs_fork
+def test_a_build_interrupted_here_stops_the_builder_so_no_late_answer_is_read_as_the_next(builder):
+    build = builder(render=_slow)
+    pid = build._pid
+
+    def interrupt(*_):
+        raise _Interrupted
+
+    previous = signal.signal(signal.SIGALRM, interrupt)
+    signal.setitimer(signal.ITIMER_REAL, 0.3)
+    try:
+        with pytest.raises(_Interrupted):
+            build(None)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    assert not build.running
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)

@@ -26,7 +26,7 @@ from multiprocessing.connection import Connection, Pipe
 from pathlib import Path
 
 from ..errors import InputError
-from .parallel import WorkerFailed, can_fork, die_with, usable_cores
+from .parallel import WorkerFailed, can_fork, kernel_kills_orphan, usable_cores
 from .site import render_site
 
 Render = Callable[[Path], dict[str, bytes]]
@@ -62,14 +62,18 @@ class Builder:
         return self._connection is not None
 
     def __call__(self, root: Path) -> dict[str, bytes]:
-        if self._connection is None:
+        connection = self._connection
+        if connection is None:
             return self.fallback(root)
         try:
-            self._connection.send(str(root))
-            outcome, value = self._connection.recv()
+            connection.send(str(root))
+            outcome, value = connection.recv()
         except (EOFError, OSError):  # the builder is gone: build here from now on
             self.close()
             return self.fallback(root)
+        except BaseException:  # interrupted: the pipe's next answer would be this build's, so stop using it
+            self.close()
+            raise
         if outcome == "files":
             return value
         if outcome == "problems":
@@ -103,7 +107,11 @@ class Builder:
         status = 1
         try:
             ours.close()
-            die_with(parent)
+            # Linux ends the builder with the server even mid-build; elsewhere it ends once the pipe
+            # closes. Not a watching thread, as the workers have: it would keep the builder from forking.
+            kernel_kills_orphan()
+            if os.getppid() != parent:  # the server ended before that took effect
+                return
             signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the server's to handle; it then closes the pipe
             _answer_builds(theirs, render)
             status = 0

@@ -100,7 +100,7 @@ def _fork(function: Callable, items: list) -> tuple[int, int]:
     # The child: never return into the parent's code, whatever happens.
     status = 1
     try:
-        die_with(parent)
+        _die_with(parent)
         os.close(read)
         try:
             payload = pickle.dumps((True, [function(item) for item in items]), protocol=pickle.HIGHEST_PROTOCOL)
@@ -113,15 +113,15 @@ def _fork(function: Callable, items: list) -> tuple[int, int]:
         os._exit(status)
 
 
-def die_with(parent: int) -> None:
-    """Make this process end as soon as ``parent`` does, so that no killed build leaves workers behind."""
-    if not _kernel_kills_orphan():
+def _die_with(parent: int) -> None:
+    """Make this worker end as soon as ``parent`` does, so that no killed build leaves workers behind."""
+    if not kernel_kills_orphan():
         threading.Thread(target=_exit_once_orphaned, args=(parent,), name="watch-parent", daemon=True).start()
     if os.getppid() != parent:  # the parent died before the line above took effect
         os._exit(1)
 
 
-def _kernel_kills_orphan() -> bool:
+def kernel_kills_orphan() -> bool:
     """Ask Linux to SIGKILL this process when its parent ends; False where that cannot be asked."""
     if not sys.platform.startswith("linux"):
         return False
