@@ -147,18 +147,10 @@ def _port(text: str) -> int:
 def _render(args, incremental: bool = False) -> dict[str, bytes]:
     """The site in memory, the languages shared out among the cores; ``incremental``: keeping the last
     build's pages whose inputs did not change (publish/incremental.py)."""
-    import gc
-
     from .publish.parallel import usable_cores
-    from .publish.site import render_site
+    from .publish.site import render_site_collector_off
 
-    # A build is short and keeps nearly every object it makes until it ends:
-    # the cycle collector would only walk the growing heap again and again.
-    gc.disable()
-    try:
-        return render_site(args.site, args.jobs or usable_cores(), incremental)
-    finally:
-        gc.enable()
+    return render_site_collector_off(args.site, args.jobs or usable_cores(), incremental)
 
 
 def _build(args) -> int:

@@ -17,7 +17,6 @@ same bytes more slowly.
 
 from __future__ import annotations
 
-import gc
 import os
 import signal
 import traceback
@@ -27,23 +26,19 @@ from pathlib import Path
 
 from ..errors import InputError
 from .parallel import WorkerFailed, can_fork, kernel_kills_orphan, usable_cores
-from .site import render_site
+from .site import render_site, render_site_collector_off
 
 Render = Callable[[Path], dict[str, bytes]]
 
 
-def render_kept(root: Path, workers: int = 1) -> dict[str, bytes]:
+def render_kept(root: Path) -> dict[str, bytes]:
     """The site, rendering again only the pages a save can have changed (publish/incremental.py)."""
-    return render_site(root, workers, incremental=True)
+    return render_site(root, incremental=True)
 
 
 def render_on_every_core(root: Path) -> dict[str, bytes]:
-    """``render_kept`` with the languages shared out among the cores, the cycle collector off as in `build`."""
-    gc.disable()
-    try:
-        return render_kept(root, usable_cores())
-    finally:
-        gc.enable()
+    """``render_kept`` with the languages shared out among the cores, as `build` renders."""
+    return render_site_collector_off(root, usable_cores(), incremental=True)
 
 
 class Builder:
