@@ -65,8 +65,8 @@ def format_number(value: Decimal, spec: DisplaySpec, locale: str) -> str:
 def _grouped(value: Decimal, signed: bool, decimals: int, trim: bool, locale: str) -> str:
     """Babel's digit grouping for an already rounded value; a page repeats the same figures often.
 
-    ``signed`` is part of the cache's key because Decimal("-0.00") equals Decimal("0.00"),
-    which Babel prints as "0.00".
+    ``signed`` is part of the cache's key: Decimal("-0.00") equals Decimal("0.00") (and hashes
+    alike), yet Babel prints the one as "-0.00" and the other as "0.00".
     """
     return _pattern(decimals, trim).apply(value, _locale(locale))
 
