@@ -1,22 +1,20 @@
 """The engine's table partials drawn in Python: the same characters as ``templates/partials/table.*`` and
 ``lookup_cell.*``, without Jinja's per-cell overhead (a large page has thousands of cells).
 
-The partials stay the specification. A site that has its own copy of a partial gets its partial, and so
-does an engine partial whose source is not the one these functions were written from (``SPECIFIED``):
-``partial_is_specified`` checks both, once per layout environment. ``tests/test_fast_tables.py`` compares
-the two for every table the sites publish.
+The partials stay the specification. A partial whose source is not the one these functions were written
+from (``SPECIFIED``) is rendered by Jinja: a site's own version of it, or an engine partial that changed.
+The source alone decides, not where its file is (``partial_is_specified``, once per layout environment):
+a site that keeps an unchanged copy of the engine's templates draws its tables as fast as the engine does.
+``tests/test_fast_tables.py`` compares the two for every table the sites publish.
 """
 
 from __future__ import annotations
 
 import hashlib
 import weakref
-from pathlib import Path
 
 from jinja2 import Environment, TemplateNotFound
 from markupsafe import Markup, escape
-
-from ..layout import ENGINE_ROOT
 
 SPECIFIED = {
     "partials/table.html": "98c0e37c41adf6c8",
@@ -34,7 +32,7 @@ def source_digest(source: str) -> str:
 
 
 def partial_is_specified(env: Environment, name: str) -> bool:
-    """Whether ``env`` draws ``name`` from the engine's own file, unchanged since this module reproduced it."""
+    """Whether the source ``env`` finds for ``name`` is the one this module reproduces."""
     decided = _decided.setdefault(env, {})
     if name not in decided:
         decided[name] = _is_specified(env, name)
@@ -43,11 +41,10 @@ def partial_is_specified(env: Environment, name: str) -> bool:
 
 def _is_specified(env: Environment, name: str) -> bool:
     try:
-        source, filename, _ = env.loader.get_source(env, name)
+        source, _, _ = env.loader.get_source(env, name)
     except TemplateNotFound:
         return False
-    engine_file = ENGINE_ROOT / "templates" / name
-    return filename is not None and Path(filename).resolve() == engine_file and source_digest(source) == SPECIFIED.get(name)
+    return source_digest(source) == SPECIFIED.get(name)
 
 
 # -- tables ------------------------------------------------------------------------------------------------
