@@ -81,7 +81,7 @@ def test_a_site_with_its_own_lookup_cell_gets_its_partial():
     assert partial_is_specified(env, "partials/table.html")
 
 
-def test_a_site_copy_of_an_engine_partial_is_drawn_by_jinja(tmp_path):
+def test_a_site_edited_copy_of_an_engine_partial_is_drawn_by_jinja(tmp_path):
     for name in ("data", "content", "locales"):
         shutil.copytree(ROOT / name, tmp_path / name)
     partials = tmp_path / "templates" / "partials"
