@@ -7,8 +7,6 @@ one line naming the export and a line inside it; never another exception, never 
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from hypothesis import given
 from hypothesis import strategies as st
 
