@@ -1,9 +1,7 @@
 #!/usr/bin/env python3
 """Build the site: `python build.py` (see `python build.py --help`)."""
 
-import sys
-
-from vramsite.cli import main
+from vramsite.cli import exit_now, main
 
 if __name__ == "__main__":
-    sys.exit(main())
+    exit_now(main())

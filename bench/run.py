@@ -42,11 +42,25 @@ PEAK_TARGET_MIB = 100
 SYNTHETIC_TARGET_S = 1.0
 
 # Runs a command in this interpreter and reports the peak memory (KiB) of itself and of the largest
-# child it waited for (a build's forked workers) on the last line of stderr.
+# child it waited for (a build's forked workers) on the last line of stderr. build.py ends with
+# os._exit, which skips the finally: this process reports just before it (its forked workers do not).
 PROBE = """
-import resource, runpy, sys
+import os, resource, runpy, sys
 code = sys.argv[1]
 sys.argv = sys.argv[2:]
+probe, exit_now = os.getpid(), os._exit
+
+def report():
+    sys.stderr.write("\\nPEAK_KIB %d %d\\n" % (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+                                             resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss))
+    sys.stderr.flush()
+
+def exit_reporting(status):
+    if os.getpid() == probe:
+        report()
+    exit_now(status)
+
+os._exit = exit_reporting
 try:
     if code == "-":
         runpy.run_path(sys.argv[0], run_name="__main__")
@@ -56,8 +70,7 @@ except SystemExit as stop:
     if stop.code:
         raise
 finally:
-    sys.stderr.write("\\nPEAK_KIB %d %d\\n" % (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
-                                             resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss))
+    report()
 """
 
 

@@ -182,3 +182,27 @@ def test_check_lists_every_problem_at_once(tmp_path):
         assert expected in run.stderr, f"{expected!r} missing from:\n{run.stderr}"
     assert run.stderr.strip().splitlines()[-1] == "4 problems; nothing was written."
     assert not (site / "site").exists()
+
+
+def test_build_exits_at_once_yet_a_profiler_still_gets_its_results(tmp_path):
+    """build.py ends without the interpreter's teardown (cli.exit_now): its output and status still arrive,
+    a handler left for the teardown does not run; under a profiler it exits normally, which writes the
+    profile."""
+    site = copy_sources(tmp_path / "site")
+    script = tmp_path / "with_handler.py"
+    script.write_text("import atexit, runpy, sys\n"
+                      "atexit.register(lambda: print('teardown ran'))\n"
+                      f"sys.argv = [{str(ROOT / 'build.py')!r}, *sys.argv[1:]]\n"
+                      "runpy.run_path(sys.argv[0], run_name='__main__')\n", encoding="utf-8")
+    quick = subprocess.run([sys.executable, str(script), "build", "--site", str(site), "--out", str(tmp_path / "a")],
+                           capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert quick.returncode == 0 and "built " in quick.stdout, quick.stdout + quick.stderr
+    assert "teardown ran" not in quick.stdout
+    refused = build_py("build", "--site", str(site), "--out", str(site / "data"))
+    assert refused.returncode == 1 and "nothing was written" in refused.stderr
+
+    profile = tmp_path / "build.prof"
+    profiled = subprocess.run([sys.executable, "-m", "cProfile", "-o", str(profile), str(ROOT / "build.py"), "check",
+                               "--site", str(site)], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert profiled.returncode == 0 and "no problems found" in profiled.stdout, profiled.stdout + profiled.stderr
+    assert profile.stat().st_size > 0

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import traceback
 from pathlib import Path
+from typing import NoReturn
 
 from .errors import InputError, in_words
 from .layout import ENGINE_ROOT
@@ -34,6 +36,24 @@ def main(argv: list[str] | None = None) -> int:
             return _report_failure(args, error)
     except KeyboardInterrupt:
         return INTERRUPTED
+
+
+def exit_now(status: int) -> NoReturn:
+    """End the process with ``status`` once ``main`` has returned, without freeing its objects one by one
+    (0.05 to 0.1 s of a build, bench/README.md): everything is written and closed by then. Under a
+    profiler, tracer or debugger the interpreter exits normally, so that they can write what they
+    gathered."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    if _observed():
+        sys.exit(status)
+    os._exit(status)
+
+
+def _observed() -> bool:
+    monitoring = getattr(sys, "monitoring", None)  # Python 3.12+: coverage and profilers may use it
+    tools = monitoring is not None and any(monitoring.get_tool(tool) for tool in range(6))
+    return sys.getprofile() is not None or sys.gettrace() is not None or tools
 
 
 def _report_failure(args, error: Exception) -> int:
@@ -154,8 +174,6 @@ def _render(args, incremental: bool = False) -> dict[str, bytes]:
 
 
 def _build(args) -> int:
-    import os
-
     from .publish import output, stamp
 
     # site/../site means site: the system would read ".." after following the link site is
