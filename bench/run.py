@@ -48,7 +48,7 @@ PROBE = """
 import os, resource, runpy, sys
 code = sys.argv[1]
 sys.argv = sys.argv[2:]
-probe, exit_now = os.getpid(), os._exit
+probe, real_exit = os.getpid(), os._exit
 
 def report():
     sys.stderr.write("\\nPEAK_KIB %d %d\\n" % (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
@@ -58,7 +58,7 @@ def report():
 def exit_reporting(status):
     if os.getpid() == probe:
         report()
-    exit_now(status)
+    real_exit(status)
 
 os._exit = exit_reporting
 try:

@@ -40,7 +40,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def exit_now(status: int) -> NoReturn:
     """End the process with ``status`` once ``main`` has returned, without freeing its objects one by one
-    (0.05 to 0.1 s of a build, bench/README.md): everything is written and closed by then. Under a
+    (up to 0.1 s of a build, bench/README.md): everything is written and closed by then. Under a
     profiler, tracer or debugger the interpreter exits normally, so that they can write what they
     gathered."""
     sys.stdout.flush()
@@ -52,6 +52,7 @@ def exit_now(status: int) -> NoReturn:
 
 def _observed() -> bool:
     monitoring = getattr(sys, "monitoring", None)  # Python 3.12+: coverage and profilers may use it
+    # Tool ids 0 to 5 are the ones Python names: debugger, coverage, profiler, optimizer.
     tools = monitoring is not None and any(monitoring.get_tool(tool) for tool in range(6))
     return sys.getprofile() is not None or sys.gettrace() is not None or tools
 

@@ -128,7 +128,7 @@ class Scope:
         return Markup(text.strip("\n"))
 
     def _draw_table(self, table) -> str:
-        """partials/table.<format> for ``table``: drawn in Python where the partial's source is the engine's, unchanged."""
+        """partials/table.<format> for ``table``: drawn in Python where the partial's source is the engine's."""
         name = f"partials/table.{self.mode}"
         if partial_is_specified(self.services.layout, name):
             return FAST_TABLES[self.mode](table, self.inline, self.cell, self.download)
