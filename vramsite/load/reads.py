@@ -12,8 +12,9 @@ Results that are worked out once and kept (the lookup grid, tables, facts)
 remember what computing them read (``ReadCache``, ``cached_reads``) and note
 it again each time they are handed out, so a page that takes the grid from
 the cache reads every price just as the page that first computed it did.
-Without an open ``reading()`` block nothing is noted and the caches cost one
-check each.
+A cached result records what it read wherever it is computed, inside a
+page or not (a kept page's tables are counted again before the next page
+renders).
 """
 
 from __future__ import annotations
@@ -72,11 +73,10 @@ class ReadCache(dict):
 
     def fetch(self, key, compute: Callable[[], object]):
         if key in self:
-            _note_all(self._reads.get(key))
+            _note_all(self._reads[key])
             return self[key]
-        if not _open:
-            self[key] = value = compute()
-            return value
+        # Recorded even where no page is reading (a kept page's tables counted again, a download): a page
+        # that takes the value from here later reads what computing it read.
         with reading() as found:
             value = compute()
         self[key] = value
