@@ -320,6 +320,16 @@ def main() -> int:
         results[key]["target"] = sizes[1] / sizes[0]
         results[key]["files"] = sum(1 for p in (small / "site").rglob("*") if p.is_file())
 
+        # A price edit of the smaller synthetic site against its cold build: a copy of its own, its cache warm.
+        editing = scratch / f"synthetic-{sizes[0]}-edited"
+        write_synthetic_site(editing, cards=cards, models=sizes[0])
+        edit_price = before(price_editor(editing / "data" / "prices.yaml"), build(editing, editing / "site"))
+        edit_price()
+        edit_price()  # the rebuild after a cold build is the first to keep the digests a later one compares
+        key = f"synthetic {cards} cards × {sizes[0]} models: price-edit rebuild ÷ cold build"
+        results[key] = paired(count, edit_price, before(cold(small, small / "site"), build(small, small / "site"))
+                              ).figures("price edit", "cold build")
+
     results["peak memory"] = {"largest process MiB": max(max(figures["peak_mib"], figures["worker_peak_mib"])
                                                         for figures in results.values() if "peak_mib" in figures),
                               "target": PEAK_TARGET_MIB}

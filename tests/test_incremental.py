@@ -64,6 +64,18 @@ def built_once(tmp_path_factory):
     return site, files
 
 
+@pytest.fixture(scope="module")
+def built_warm(built_once, tmp_path_factory):
+    """The kept site after one rebuild, whose records carry the digests of the derived values their pages
+    read (a cold build's records go without them); and that rebuild's files."""
+    site = tmp_path_factory.mktemp("warm")
+    shutil.copytree(built_once[0], site, dirs_exist_ok=True)
+    prices = site / "data" / "prices.yaml"
+    prices.write_text(_raise_first(r"usd: (\d+)\}", 1)(prices.read_text(encoding="utf-8")), encoding="utf-8")
+    files = SiteBuild(site, incremental=True).render()
+    return site, files
+
+
 def _edited_copy(built_once, tmp_path: Path, edit: str) -> Path:
     site, _ = built_once
     copy = tmp_path / "site"
@@ -78,14 +90,16 @@ def _differences(kept: dict[str, bytes], cold: dict[str, bytes]) -> list[str]:
     return sorted(path for path in set(kept) | set(cold) if kept.get(path) != cold.get(path))
 
 
+@pytest.mark.parametrize("start", ["built_once", "built_warm"])
 @pytest.mark.parametrize("edit", sorted(EDITS))
-def test_a_rebuild_after_an_edit_gives_the_cold_build_of_the_edited_sources(built_once, tmp_path, edit):
-    site = _edited_copy(built_once, tmp_path, edit)
+def test_a_rebuild_after_an_edit_gives_the_cold_build_of_the_edited_sources(request, tmp_path, edit, start):
+    before = request.getfixturevalue(start)
+    site = _edited_copy(before, tmp_path, edit)
     rebuild = SiteBuild(site, incremental=True)
     kept = rebuild.render()
     cold = SiteBuild(site).render()
     assert _differences(kept, cold) == []
-    assert _differences(cold, built_once[1]), f"the edit of {edit} changed nothing: the test proves nothing"
+    assert _differences(cold, before[1]), f"the edit of {edit} changed nothing: the test proves nothing"
 
 
 @pytest.mark.parametrize("first, then", [("a content file", "a price, tenfold"), ("a price", "a card's memory"),
@@ -100,6 +114,44 @@ def test_a_rebuild_after_two_edits_in_turn_gives_the_cold_build_of_both(built_on
     rebuild = SiteBuild(site, incremental=True)
     assert _differences(rebuild.render(), SiteBuild(site).render()) == []
     assert rebuild.kept, "every page was rendered: the test proves nothing"
+
+
+def test_each_rebuild_of_a_week_of_edits_gives_the_cold_build(built_once, tmp_path):
+    """Edits one after another, each rebuild starting from what the one before kept: each gives a cold build's
+    files, and the later ones keep pages."""
+    site = tmp_path / "site"
+    shutil.copytree(built_once[0], site)
+    kept = []
+    for edit in ("a price", "a content file", "a price, tenfold", "a model's params", "a price",
+                 "a real model's context", "a card's memory", "a price"):
+        path, change = EDITS[edit]
+        (site / path).write_text(change((site / path).read_text(encoding="utf-8")), encoding="utf-8")
+        rebuild = SiteBuild(site, incremental=True)
+        assert _differences(rebuild.render(), SiteBuild(site).render()) == [], edit
+        kept.append(len(rebuild.kept))
+    assert all(kept), kept
+
+
+def _cells_won(site: Path) -> dict[str, list]:
+    guide = SiteBuild(site).guide
+    return {gpu.id: guide.cells_won_by(gpu.id) for gpu in guide.data.gpus}
+
+
+@pytest.mark.parametrize("edit", ["a price", "a price, tenfold"])
+def test_a_card_page_is_rendered_again_after_a_price_edit_only_where_the_cells_it_wins_changed(
+        built_warm, tmp_path, edit):
+    site = _edited_copy(built_warm, tmp_path, edit)
+    edited_card = re.search(r"\{gpu: ([\w-]+), usd: ", (site / EDITS[edit][0]).read_text(encoding="utf-8"))[1]
+    before, after = _cells_won(built_warm[0]), _cells_won(site)
+    changed = {card for card in after if before[card] != after[card]} | {edited_card}
+    rebuild = SiteBuild(site, incremental=True)
+    assert rebuild.render() == SiteBuild(site).render()
+    card_pages = {page.id: page.card for page in rebuild.pages if page.card}
+    segments = [locale.segment for locale in rebuild.data.site.locales]
+    rendered = {(segment, key) for segment in segments for key in card_pages} - set(rebuild.kept)
+    assert rendered == {(segment, key) for segment in segments for key, card in card_pages.items() if card in changed}
+    if edit == "a price, tenfold":
+        assert changed - {edited_card}, "no other card's cells changed: the test proves nothing"
 
 
 def test_a_price_edit_renders_only_some_pages_again(built_once, tmp_path):

@@ -12,8 +12,9 @@ from dataclasses import replace
 from decimal import Decimal
 
 from ..load.model import CatalogueModel, Gpu, Method, MethodKind, Model, Precision, SiteData
-from ..load.reads import ReadCache, cached_reads
+from ..load.reads import DerivedCache, ReadCache, cached_reads
 from . import attention, card_memory, cost, memory, rules, throughput
+from .digest import value_digest
 from .measured import MeasuredRun, measured_run
 from .figure import COUNT, FACTOR, MEMORY, MULTIPLE, PERCENT, Figure, given, product, quotient
 from .lookup import Lookup, Market, lookup
@@ -27,6 +28,9 @@ class Guide:
         self.market = Market(data.gpus, data.pricing, data.discounts, data.lookup)
         self._needs = ReadCache()
         self._cells = ReadCache()
+        self._won = DerivedCache("wins", lambda gpu_id: tuple(self._wins.get(gpu_id, ())), value_digest)
+        self.derived = {cache.kind: cache for cache in (self._won,)}
+        """The derived values pages read by kind (``load/reads.py``): a rebuild asks them for their digests."""
 
     # -- lookups by id -----------------------------------------------------
 
@@ -186,7 +190,9 @@ class Guide:
         return wins
 
     def cells_won_by(self, gpu_id: str) -> list[tuple[Model, Method, Lookup]]:
-        return list(self._wins.get(gpu_id, ()))
+        """The grid cells the card is the answer for: read as one derived value, so that a price edit that
+        leaves them as they were leaves the card's page as it was."""
+        return list(self._won.get(gpu_id))
 
     def tightest_cell(self) -> tuple[Model, Method, Lookup]:
         """The single-card grid cell with the least memory to spare."""

@@ -15,6 +15,14 @@ the cache reads every price just as the page that first computed it did.
 A cached result records what it read wherever it is computed, inside a
 page or not (a kept page's tables are counted again before the next page
 renders).
+
+A value worked out from many records that a page reads whole can stand for
+them as a derived read of its own (``DerivedCache``): the cells of the lookup
+grid a card wins read every price, but the page of a card that wins the same
+cells after a price edit shows the same things. Such a page notes
+``("wins", "a40")``; its record keeps the value's digest and the records behind
+the value, and a rebuild keeps the page when the records behind it did not
+change or the value's digest is what it was.
 """
 
 from __future__ import annotations
@@ -32,16 +40,26 @@ _open: list[set[Read]] = []
 """The read sets being filled, innermost last: a page, and the cached results it is computing."""
 
 
+def reading():
+    """Collect the records read inside the block (and by the cached results handed out in it); they are
+    read by the enclosing block too."""
+    return _collecting(True)
+
+
+def _apart():
+    """Collect the records read inside the block for the block alone: they are not the enclosing page's."""
+    return _collecting(False)
+
+
 @contextmanager
-def reading() -> Iterator[set[Read]]:
-    """Collect the records read inside the block (and by the cached results handed out in it)."""
+def _collecting(enclosing_reads_them: bool) -> Iterator[set[Read]]:
     found: set[Read] = set()
     _open.append(found)
     try:
         yield found
     finally:
         _open.pop()
-        if _open:
+        if enclosing_reads_them and _open:
             _open[-1].update(found)
 
 
@@ -82,6 +100,46 @@ class ReadCache(dict):
         self[key] = value
         self._reads[key] = _shared(found)
         return value
+
+
+@dataclass
+class DerivedState:
+    """One derived value of this build, the records computing it read, and its digest once asked for."""
+
+    value: object
+    behind: frozenset[Read]
+    digest: str | None = None
+
+
+class DerivedCache:
+    """Derived values of one kind, by id: a page reading one notes ``(kind, id)``, not the records behind it.
+
+    ``compute(id)`` works the value out; ``digest(value)`` gives a text that two builds share exactly when
+    the values are equal (a different text for equal values only costs the page its shortcut).
+    """
+
+    def __init__(self, kind: str, compute: Callable[[str], object], digest: Callable[[object], str]):
+        self.kind, self._compute, self._digest = kind, compute, digest
+        self._states: dict[str, DerivedState] = {}
+
+    def get(self, record_id: str):
+        note(self.kind, record_id)
+        return self._state(record_id).value
+
+    def state(self, record_id: str, digested: bool = True) -> tuple[str | None, frozenset[Read]]:
+        """The value's digest (None unless ``digested``) and the records behind it, for a page's record."""
+        state = self._state(record_id)
+        if digested and state.digest is None:
+            state.digest = self._digest(state.value)
+        return state.digest, state.behind
+
+    def _state(self, record_id: str) -> DerivedState:
+        state = self._states.get(record_id)
+        if state is None:
+            with _apart() as behind:
+                value = self._compute(record_id)
+            state = self._states[record_id] = DerivedState(value, _shared(behind))
+        return state
 
 
 class EveryCardRead(dict):

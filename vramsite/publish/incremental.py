@@ -12,7 +12,9 @@ its inputs with the kept digests:
   or a card, model or price was added or removed: every page is rendered
   (there is no record of which pages read those, so any page may show them);
 - otherwise a page is rendered again when its content file changed or a
-  record it read changed, and kept when neither did.
+  record it read changed, and kept when neither did. A derived value the
+  page read (the cells a card wins) counts as changed only when a record
+  behind it changed and its digest is not what it was.
 
 The site's other files (sitemap, llms.txt, the root and 404 pages,
 downloads, chart files) are always made afresh from the pages and the data.
@@ -27,6 +29,7 @@ import enum
 import hashlib
 import os
 import pickle
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,7 +38,7 @@ from ..load.model import SiteData
 from ..load.reads import EVERY, TRACKED_KINDS, Read
 from .stamp import source_digests
 
-FORMAT = 2
+FORMAT = 3
 """Bumped whenever what is kept changes shape: an older file is then ignored."""
 
 
@@ -53,6 +56,8 @@ class PageRecord:
     charts: list[tuple[str, dict]]
     page: object
     """The RenderedPage."""
+    derived: dict[Read, tuple[str | None, frozenset[Read]]] = dataclasses.field(default_factory=dict)
+    """The digest of each derived value among ``reads`` (None if not taken), and the records behind it."""
 
 
 @dataclass
@@ -119,6 +124,11 @@ class PageMemory:
         self.now = inputs_of(root, data, page_keys)
         self._kept: dict[tuple[str, str], PageRecord] = {}
         self._changed: set[str] = set()
+        self.warm = False
+        """Whether the last build's pages can be compared with this one's. Only then do this build's records
+        take the digests of the derived values their pages read (at a cost: a grid of a hundred cards
+        holds thousands of figures); a cold build's records go without, and the rebuild after it renders
+        a page whose derived value's records changed."""
         before = self._load()
         if before is None:
             return
@@ -126,15 +136,25 @@ class PageMemory:
         if (inputs.sources, inputs.pages, set(inputs.records)) != (self.now.sources, self.now.pages,
                                                                      set(self.now.records)):
             return  # something no page's record accounts for changed: render every page
+        self.warm = True
         self._changed = {key for key, digest in self.now.records.items() if inputs.records[key] != digest}
         changed_content = {name for name in set(inputs.content) | set(self.now.content)
                            if inputs.content.get(name) != self.now.content.get(name)}
         self._kept = {(record.segment, record.key): record for record in records
                       if record.content not in changed_content and not self._touched(record.reads)}
 
-    def kept(self, segment: str, key: str) -> PageRecord | None:
-        """The page as the last build rendered it, if nothing it depended on changed since."""
-        return self._kept.get((segment, key))
+    def kept(self, segment: str, key: str, digest_now: Callable[[Read], str]) -> PageRecord | None:
+        """The page as the last build rendered it, if nothing it depended on changed since.
+
+        ``digest_now``: this build's digest of a derived value, asked for only where a record behind it changed.
+        """
+        record = self._kept.get((segment, key))
+        if record is None:
+            return None
+        for read, (digest, behind) in record.derived.items():
+            if self._touched(behind) and (digest is None or digest_now(read) != digest):
+                return None
+        return record
 
     def _touched(self, reads: frozenset[Read]) -> bool:
         """Whether a record among ``reads`` changed (a record read by id that is not there, a card without a

@@ -182,7 +182,7 @@ class SiteBuild:
         """Every page in one language, and the standalone copies of its charts."""
         pages, problems, records, reused = [], [], [], []
         for page in self.pages:
-            kept = self.memory.kept(locale.segment, page.id) if self.memory else None
+            kept = self.memory.kept(locale.segment, page.id, self._derived_digest) if self.memory else None
             try:
                 record = kept or (self.render_recorded(page, locale) if self.memory else None)
                 pages.append(record.page if record else self.render_page(page, locale))
@@ -218,10 +218,16 @@ class SiteBuild:
         try:
             with reading() as reads:
                 rendered = self.render_page(page, locale)
+            derived = {read: self.guide.derived[read[0]].state(read[1], self.memory.warm) for read in reads
+                       if read[0] in self.guide.derived}
             return PageRecord(page.id, locale.segment, self.layout.content_name(locale.segment, page.source),
-                              frozenset(reads), self.tables.heard, self.charts.heard, rendered)
+                              frozenset(reads), self.tables.heard, self.charts.heard, rendered, derived)
         finally:
             self.tables.heard = self.charts.heard = None
+
+    def _derived_digest(self, read) -> str:
+        kind, record_id = read
+        return self.guide.derived[kind].state(record_id)[0]
 
     def _replay(self, kept: PageRecord) -> None:
         """Count the tables and charts of a page kept from the last build as shown, for downloads and chart files."""
