@@ -198,3 +198,41 @@ def test_pages_link_their_tables_downloads(built):
             assert hrefs == [f"{data}.json", f"{data}.csv"], (page, table_id)
             assert f"[JSON]({data}.json) · [CSV]({data}.csv)" in twin
     assert "下载：" in files["zh-cn/vram.html"].decode() and "Download: " in files["en/vram.html"].decode()
+
+
+FORMULA_NAMES = ("=HYPERLINK(\"https://evil.example\",\"A40\")", "+A40", "-A40", "@SUM(1)")
+
+
+@pytest.mark.parametrize("name", FORMULA_NAMES)
+def test_a_csv_field_a_spreadsheet_would_run_as_a_formula_is_written_as_text(tmp_path, name):
+    """A card named like a formula: in every CSV its name follows an apostrophe, the JSON keeps it as it is,
+    and negative numbers keep their sign."""
+    import shutil
+    from pathlib import Path
+
+    from vramsite.publish.site import SiteBuild
+    root = Path(__file__).resolve().parent.parent
+    for folder in ("data", "content", "templates", "locales"):
+        shutil.copytree(root / folder, tmp_path / folder)
+    gpus = tmp_path / "data" / "gpus.yaml"
+    text = gpus.read_text(encoding="utf-8")
+    gpus.write_text(text.replace("    name: A40\n", f"    name: {json.dumps(name)}\n", 1), encoding="utf-8")
+    files = SiteBuild(tmp_path).render()
+    csv_fields_seen = [field for path, content in files.items() if path.endswith(".csv")
+                       for row in csv.reader(io.StringIO(content.decode("utf-8"), newline="")) for field in row]
+    assert "'" + name in csv_fields_seen
+    assert name not in csv_fields_seen
+    assert all(not field.startswith(("=", "+", "@")) for field in csv_fields_seen)
+    assert any(name in _texts(json.loads(content)) for path, content in files.items() if path.endswith(".json"))
+
+
+def _texts(value):
+    """Every string in a JSON value."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _texts(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _texts(item)

@@ -19,6 +19,12 @@ figures and words share it, ``k_flags`` where cells carry flags), a lookup
 column ``k_need_gb``, ``k_need_gb_exact``, ``k_cards``, ``k_gpu``,
 ``k_price_usd``, ``k_tight`` and ``k_nodes``. Output is UTF-8 and the same
 bytes for the same tables.
+
+A spreadsheet opening a CSV runs a field that starts with ``=``, ``+``, ``-``,
+``@``, a tab or a carriage return as a formula. In CSV, text from the data
+(a row's header, a cell's words) that starts so is written after an
+apostrophe, which spreadsheets read as "this is text"; numbers are digits
+and keep their sign. The JSON keeps every text as it is.
 """
 
 from __future__ import annotations
@@ -143,14 +149,23 @@ def csv_fields(table: Table, record: dict) -> list[tuple[str, int, str]]:
     return fields
 
 
-def _csv_value(value) -> str:
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+NUMBER_FIELDS = {"value", "exact", *LOOKUP_FIELDS}
+"""The fields of a cell's record that hold numbers (or a card id, a flag) rather than text from the data."""
+
+
+def _csv_value(value, field: str) -> str:
     if value is None:
         return ""
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, list):
         return " ".join(value)
-    return str(value)
+    return str(value) if field in NUMBER_FIELDS else _csv_text(str(value))
+
+
+def _csv_text(text: str) -> str:
+    return "'" + text if text.startswith(FORMULA_START) else text
 
 
 def table_csv(table: Table, say, record: dict | None = None) -> bytes:
@@ -161,8 +176,8 @@ def table_csv(table: Table, say, record: dict | None = None) -> bytes:
     writer.writerow(["key", "header", *(name for name, _, _ in fields)])
     for row in record["rows"]:
         cells = [row["cells"][table.columns[index].key] for _, index, _ in fields]
-        writer.writerow([row["key"], row["header"],
-                         *(_csv_value(cell.get(field)) for cell, (_, _, field) in zip(cells, fields))])
+        writer.writerow([row["key"], _csv_text(row["header"]),
+                         *(_csv_value(cell.get(field), field) for cell, (_, _, field) in zip(cells, fields))])
     return out.getvalue().encode("utf-8")
 
 
