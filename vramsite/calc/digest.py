@@ -1,11 +1,11 @@
 """A digest of a calculated value that two builds share exactly when the values are equal.
 
-The value is pickled and the bytes hashed: equal bytes unpickle to equal
-values. Two kinds of object are written their own way. A card's ``features``
-is a set, whose order changes with the hash seed of each run, so it is written
-sorted. Figures and formulas are written as their fields, which is also about
-twice as fast as the generic way for slotted classes (a grid of a hundred cards
-holds thousands of figures).
+The value is pickled and the bytes hashed: two values written as the same
+bytes are equal. Cards, figures and formulas are written their own way. A
+card's ``features`` is a set, whose order changes with the hash seed of each
+run, so it is written sorted. Figures and formulas are written as their
+fields, about twice as fast as the generic way for slotted classes (a grid of
+a hundred cards holds thousands of figures).
 """
 
 from __future__ import annotations
