@@ -13,6 +13,7 @@ import pytest
 
 from site_support import XHTML, parse_html
 from vramsite.publish.downloads import LOOKUP_FIELDS, csv_fields, table_csv, table_json, table_record
+from vramsite.publish.site import SiteBuild
 from vramsite.render.inline import InlineRenderer
 from vramsite.render.numbers import rounded
 
@@ -204,25 +205,19 @@ FORMULA_NAMES = ("=HYPERLINK(\"https://evil.example\",\"A40\")", "+A40", "-A40",
 
 
 @pytest.mark.parametrize("name", FORMULA_NAMES)
-def test_a_csv_field_a_spreadsheet_would_run_as_a_formula_is_written_as_text(tmp_path, name):
+def test_a_csv_field_a_spreadsheet_would_run_as_a_formula_is_written_as_text(site_copy, name):
     """A card named like a formula: in every CSV its name follows an apostrophe, the JSON keeps it as it is,
     and negative numbers keep their sign."""
-    import shutil
-    from pathlib import Path
-
-    from vramsite.publish.site import SiteBuild
-    root = Path(__file__).resolve().parent.parent
-    for folder in ("data", "content", "templates", "locales"):
-        shutil.copytree(root / folder, tmp_path / folder)
-    gpus = tmp_path / "data" / "gpus.yaml"
+    gpus = site_copy / "data" / "gpus.yaml"
     text = gpus.read_text(encoding="utf-8")
     gpus.write_text(text.replace("    name: A40\n", f"    name: {json.dumps(name)}\n", 1), encoding="utf-8")
-    files = SiteBuild(tmp_path).render()
+    files = SiteBuild(site_copy).render()
     csv_fields_seen = [field for path, content in files.items() if path.endswith(".csv")
                        for row in csv.reader(io.StringIO(content.decode("utf-8"), newline="")) for field in row]
     assert "'" + name in csv_fields_seen
     assert name not in csv_fields_seen
     assert all(not field.startswith(("=", "+", "@")) for field in csv_fields_seen)
+    assert any(re.fullmatch(r"-\d[\d.]*", field) for field in csv_fields_seen)  # a number, its sign as it is
     assert any(name in _texts(json.loads(content)) for path, content in files.items() if path.endswith(".json"))
 
 
