@@ -97,3 +97,14 @@ class SiteLayout:
 def download_path(table_id: str, ext: str, segment: str) -> str:
     """Where a table's file in one language lives in the built site: data/en/lookup.json."""
     return f"data/{segment}/{table_id}.{ext}"
+
+
+def relative_url(path: str, folder: str) -> str:
+    """The URL of the site file ``path`` from a page in ``folder`` ("" or "." for the site's root), both
+    plain paths inside the site: ``posixpath.relpath``'s answer without its two calls for the working folder."""
+    parts = path.split("/")
+    here = [] if folder in ("", ".") else folder.split("/")
+    common = 0
+    while common < len(here) and common < len(parts) and here[common] == parts[common]:
+        common += 1
+    return "/".join([".."] * (len(here) - common) + parts[common:]) or "."

@@ -14,7 +14,7 @@ from babel import Locale as BabelLocale
 from markupsafe import Markup
 
 from ..errors import InputError, Problem
-from ..layout import SiteLayout
+from ..layout import SiteLayout, relative_url
 from ..load.pages import PAGES_FILE, PageSpec
 from ..render.content import html_meta, layout_problem, page_meta, read_content, render_content
 from ..render.markdown import section_headings, section_pairs, strip_heading_ids
@@ -165,7 +165,7 @@ class PageRenderer:
         result = []
         for locale in self.services.locales:
             target = f"{locale.segment}/{key}.html"
-            url = posixpath.relpath(target, here)
+            url = relative_url(target, here)
             result.append({"locale": locale, "name": language_name(locale), "url": url, "twin": url + ".md",
                            "current": locale == scope.locale})
         return result

@@ -43,7 +43,7 @@ from markupsafe import Markup
 
 from ..calc import Guide
 from ..calc.figure import COUNT, Figure, given
-from ..layout import download_path
+from ..layout import download_path, relative_url
 from ..load.model import LocaleConfig, Pricing, SiteConfig
 from ..load.reads import ReadCache
 from ..tables.guide import method_label
@@ -106,15 +106,14 @@ class Scope:
         path = self.services.router.path(target, self.locale)
         if self.mode == MD:
             path += ".md"
-        return _relative(path, posixpath.dirname(self.page_path) or ".")
+        return relative_url(path, posixpath.dirname(self.page_path))
 
     def link(self, *target, anchor: str | None = None) -> Markup:
         url = self.resolve(tuple(target))
         return Markup(url + (f"#{anchor}" if anchor else ""))
 
     def asset(self, name: str) -> str:
-        here = posixpath.dirname(self.page_path) or "."
-        return posixpath.relpath(f"assets/{name}", here)
+        return relative_url(f"assets/{name}", posixpath.dirname(self.page_path))
 
     # -- blocks --------------------------------------------------------------
 
@@ -168,10 +167,10 @@ class Scope:
 
     def download(self, table) -> Markup:
         """'Download: JSON · CSV', linking the table's files in this page's language under data/ (relative)."""
-        here = posixpath.dirname(self.page_path) or "."
+        here = posixpath.dirname(self.page_path)
         links = {}
         for ext, label, kind in (("json", "JSON", "application/json"), ("csv", "CSV", "text/csv")):
-            url = posixpath.relpath(download_path(table.id, ext, self.locale.segment), here)
+            url = relative_url(download_path(table.id, ext, self.locale.segment), here)
             if self.mode == MD:
                 links[ext] = Markup("[{}]({})").format(label, Markup(url))
             else:
@@ -365,10 +364,6 @@ expose(ContentApi, Access(frozenset(CONTENT_FUNCTIONS + ("gettext",)), frozenset
 
 
 @lru_cache(maxsize=65536)
-def _relative(path: str, here: str) -> str:
-    return posixpath.relpath(path, here)
-
-
 def _as_figure(value) -> Figure:
     if isinstance(value, Figure):
         return value
