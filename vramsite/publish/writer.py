@@ -26,6 +26,7 @@ guarantee covers a killed build, not a power cut.
 from __future__ import annotations
 
 import os
+import posixpath
 import re
 import secrets
 import shutil
@@ -71,7 +72,8 @@ class WriteReport:
 def plan(files: dict[str, bytes], out: Path) -> WriteReport:
     """What writing ``files`` to ``out`` would change."""
     existing = set(_files_under(out)) - {MARKER} if out.is_dir() else set()
-    written = tuple(sorted(path for path, content in files.items() if not _same(out / path, content)))
+    folder = str(out)
+    written = tuple(sorted(path for path, content in files.items() if not _same(os.path.join(folder, path), content)))
     removed = tuple(sorted(existing - set(files)))
     return WriteReport(written, removed, len(files) - len(written))
 
@@ -133,19 +135,21 @@ def _unique() -> str:
 
 
 def _fill(version: Path, files: dict[str, bytes], current: Path, changed: set[str]) -> None:
-    folders = {version}
+    folders = {""}
     for path in sorted(files):
-        target = version / path
-        if target.parent not in folders:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            folders.add(target.parent)
+        target = os.path.join(version, path)
+        parent = posixpath.dirname(path)
+        if parent not in folders:
+            os.makedirs(os.path.join(version, parent), exist_ok=True)
+            folders.add(parent)
         if path in changed:
-            target.write_bytes(files[path])
+            with open(target, "wb") as file:
+                file.write(files[path])
         else:
-            _keep(current / path, target)
+            _keep(os.path.join(current, path), target)
 
 
-def _keep(old: Path, new: Path) -> None:
+def _keep(old: str, new: str) -> None:
     """The unchanged file itself, hard-linked; a copy with its times where links are not allowed."""
     try:
         os.link(old, new)
@@ -211,13 +215,26 @@ def _make_writable(folder: Path) -> None:
 
 
 def _files_under(folder: Path) -> list[str]:
-    return [str(path.relative_to(folder).as_posix()) for path in folder.rglob("*") if path.is_file()]
+    """The files under ``folder`` (a link to a file counts, a linked folder is not entered), by relative path."""
+    found, pending = [], [("", str(folder))]
+    while pending:
+        prefix, path = pending.pop()
+        with os.scandir(path) as entries:
+            for entry in entries:
+                if entry.is_dir(follow_symlinks=False):
+                    pending.append((f"{prefix}{entry.name}/", entry.path))
+                elif entry.is_file():
+                    found.append(prefix + entry.name)
+    return found
 
 
-def _same(path: Path, content: bytes) -> bool:
+def _same(path: str | Path, content: bytes) -> bool:
     """Whether ``path`` is a plain file holding ``content`` (a link in its place is never the same)."""
     try:
         info = os.lstat(path)
-        return stat.S_ISREG(info.st_mode) and info.st_size == len(content) and path.read_bytes() == content
+        if not stat.S_ISREG(info.st_mode) or info.st_size != len(content):
+            return False
+        with open(path, "rb") as file:
+            return file.read() == content
     except (FileNotFoundError, NotADirectoryError):
         return False
