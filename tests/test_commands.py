@@ -206,3 +206,21 @@ def test_build_exits_at_once_yet_a_profiler_still_gets_its_results(tmp_path):
                                "--site", str(site)], capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert profiled.returncode == 0 and "no problems found" in profiled.stdout, profiled.stdout + profiled.stderr
     assert profile.stat().st_size > 0
+
+
+def test_build_and_check_run_without_the_cycle_collector_and_the_preview_with_it(tmp_path):
+    """cli.run turns the cycle collector off for the commands that keep their objects to the end (build,
+    check), before their libraries load; the long-lived preview keeps it on."""
+    script = ("import gc, sys\n"
+              "import vramsite.cli as cli\n"
+              "cli.main = lambda: print(gc.isenabled()) or 0\n"
+              "sys.argv = ['build.py', *sys.argv[1:]]\n"
+              "cli.run()\n")
+    seen = {}
+    for argv in (["build"], [], ["--debug", "check"], ["serve"], ["diff", "HEAD"], ["--help"]):
+        run = subprocess.run([sys.executable, "-c", script, *argv], capture_output=True, text=True, cwd=ROOT,
+                             timeout=60)
+        assert run.returncode == 0, run.stderr
+        seen[" ".join(argv)] = run.stdout.strip()
+    assert seen == {"build": "False", "": "False", "--debug check": "False", "serve": "True", "diff HEAD": "True",
+                    "--help": "True"}

@@ -297,11 +297,13 @@ def render_site_collector_off(root: Path, workers: int, incremental: bool) -> di
     A build is short and keeps nearly every object it makes until it ends: the
     cycle collector would only walk the growing heap again and again.
     """
+    was_enabled = gc.isenabled()
     gc.disable()
     try:
         return render_site(root, workers, incremental)
     finally:
-        gc.enable()
+        if was_enabled:
+            gc.enable()
 
 
 def source_problems(root: Path) -> list[Problem]:
