@@ -81,7 +81,10 @@ def parse_yaml(text: str, name: str, first_line: int = 1) -> YamlDocument:
     if node is None:
         raise InputError([Problem(name, first_line, "", "the file holds no data, only comments")])
     builder = _Builder(name, offset, last_line=text.count("\n") + first_line)
-    value = builder.build(node, ())
+    try:
+        value = builder.build(node, ())
+    finally:
+        builder.dispose()
     document = YamlDocument(name, value, builder.lines)
     if builder.problems:
         raise InputError([Problem(name, line, readable_path(document, path), message)
@@ -193,6 +196,11 @@ class _Builder:
         self.problems: list[tuple[tuple, int, str]] = []
         """(path, line, message): fields are named once the whole file is built (gpus[a40].name)."""
         self._scalars = yaml.SafeLoader("")
+
+    def dispose(self) -> None:
+        """Break the loader's references to itself, so that it and the nodes it constructed go as soon as the
+        builder does, not at the cycle collector's next pass (which a build does not make)."""
+        self._scalars.dispose()
 
     def build(self, node: yaml.Node, path: tuple) -> object:
         self.lines.setdefault(path, self._line(node))
