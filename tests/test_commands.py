@@ -127,11 +127,13 @@ def test_a_failed_write_leaves_the_previous_site(tmp_path, monkeypatch):
     before, versions = stats(out), sorted(writer.versions_folder(out).iterdir())
     calls = []
 
-    def failing_write(self, data):
-        calls.append(self)
-        raise OSError(28, "No space left on device")
+    def failing_open(path, mode="r", *args, **kwargs):
+        if "w" in mode:  # the disk fills up as the first changed file is written
+            calls.append(path)
+            raise OSError(28, "No space left on device")
+        return open(path, mode, *args, **kwargs)
 
-    monkeypatch.setattr(writer.Path, "write_bytes", failing_write)
+    monkeypatch.setattr(writer, "open", failing_open, raising=False)  # the writer's own name for open
     with pytest.raises(OSError):
         write_site({"index.html": b"new", "en/a.html": b"a", "en/b.html": b"b"}, out)
     monkeypatch.undo()
