@@ -99,8 +99,16 @@ class Run:
     worker_peak_kib: int = 0
 
 
+def settle() -> None:
+    """Let the disk catch up before a timed run (untimed): the writes and removals of the run before, and
+    of its preparation, would otherwise be flushed during this one. Removing the last build's output
+    before a cold run made writing the synthetic site's 920 files take 0.18 s instead of 0.017."""
+    os.sync()
+
+
 def python(code: str, *argv: str) -> Run:
     """One fresh interpreter running ``code`` (``-`` and a script path: that script), timed."""
+    settle()
     started = time.perf_counter()
     done = subprocess.run([sys.executable, "-c", PROBE, code, *argv], capture_output=True, text=True, cwd=ROOT,
                           env=ENV)
@@ -120,6 +128,7 @@ def hugo(binary: Path, site: Path, out: Path) -> Callable[[], Run]:
     def one() -> Run:
         shutil.rmtree(out, ignore_errors=True)
         shutil.rmtree(site / "resources", ignore_errors=True)
+        settle()
         started = time.perf_counter()
         done = subprocess.run([str(binary), "--quiet", "--ignoreCache", "-s", str(site), "-d", str(out)],
                               capture_output=True, text=True, env=ENV)
@@ -148,6 +157,7 @@ class Preview:
     def fetch(self, path: str) -> Callable[[], Run]:
         """The time a request takes to answer: the rebuild it waits for, when a source changed."""
         def one() -> Run:
+            settle()
             started = time.perf_counter()
             with urllib.request.urlopen(self.base + path, timeout=120) as response:
                 response.read()
