@@ -30,13 +30,11 @@ def _per_token(guide: Guide, case: Case, fmt: Formatter) -> dict | None:
     return None if figure is None else _line(fmt, figure)
 
 
-def _ceiling(guide: Guide, case: Case, offer, method) -> Figure | None:
-    """The decode ceiling of the offer's cards, as the model's view works it out; inference only."""
+def _view(guide: Guide, model, method):
+    """The model's view, which works out decode ceilings; None where there is none (not inference)."""
     if method.kind != MethodKind.INFERENCE or method.precision is None:
         return None
-    model = model_of(guide, case)
-    view = ModelView(guide, model) if isinstance(model, Model) else CatalogueView(guide, model)
-    return view.decode_ceiling(offer.gpu.id, method.precision.id, offer.count)
+    return ModelView(guide, model) if isinstance(model, Model) else CatalogueView(guide, model)
 
 
 def _config_text(fmt: Formatter, gpu, count: int) -> str:
@@ -60,13 +58,14 @@ def answer(guide: Guide, fmt: Formatter, catalog: Catalog, case: Case) -> dict:
     model = model_of(guide, case)
     # A real model's need on a number of cards, worked out once per number: the offers share a few.
     need_on = None if isinstance(model, Model) else cache(lambda cards: need_of(guide, case, cards).total)
+    view = _view(guide, model, method)
     offers = []
     for offer in ranked_offers(method, market):
         held = need_on(offer.count) if need_on else need.total
         if not rules.fits(held.value, offer.gpu.memory_gb, offer.count):
             continue
         config = configuration(held, offer.gpu, offer.count, market)
-        ceiling = _ceiling(guide, case, offer, method)
+        ceiling = view.decode_ceiling(offer.gpu.id, method.precision.id, offer.count) if view else None
         offers.append({
             "key": f"{offer.count}x-{offer.gpu.id}", "config": _config_text(fmt, offer.gpu, offer.count),
             "per_card": fmt.figure(config.need_per_card), "headroom": fmt.figure(config.headroom_per_card),
