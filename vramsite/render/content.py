@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import hashlib
 import marshal
+import os
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -63,23 +65,65 @@ def compile_cached(env: ContentEnvironment, source: str, cache: Path | None):
 
     Compiling is the slowest step of rendering a long page; the code depends only
     on the source, Jinja's version, Python's version, the environment's syntax
-    and the sandbox's guards (``code_version``).
+    and the sandbox's guards (``code_version``). Taking an entry marks it used (its mtime), so that
+    ``prune_unused_once`` keeps it.
     """
     if cache is None:
         return env.from_string(source)
     key = hashlib.sha256("\0".join((sys.version, jinja2.__version__, env.code_version, env.comment_start_string,
                                      str(env.trim_blocks), str(env.lstrip_blocks), str(env.optimized), source)).encode()).hexdigest()
-    path = cache / f"{key}.code"
+    path = cache / f"{key}{COMPILED_SUFFIX}"
     try:
         code = marshal.loads(path.read_bytes())
+        _mark_used(path)
     except (OSError, ValueError, EOFError, TypeError):
         code = env.compile(source)
         try:
             cache.mkdir(parents=True, exist_ok=True)
+            prune_unused_once(cache)
             path.write_bytes(marshal.dumps(code))
         except OSError:
             pass
     return env.template_class.from_code(env, code, env.make_globals(None))
+
+
+COMPILED_SUFFIX = ".code"
+UNUSED_FOR_S = 30 * 24 * 3600
+"""Compiled content no build has used for this long is removed: every edit of a content file adds an entry
+(the old source's stays, named by its digest), which would otherwise pile up in an editor's or CI's cache."""
+
+_pruned: set[str] = set()
+"""The cache folders this process has pruned already."""
+
+
+def _mark_used(path: Path) -> None:
+    try:
+        os.utime(path)
+    except OSError:
+        pass
+
+
+def prune_unused_once(cache: Path, now: float | None = None) -> list[str]:
+    """Remove the compiled content in ``cache`` unused for ``UNUSED_FOR_S``, the first time this process adds
+    an entry there (not for each of a cold build's files); the names removed. Only this module's entries:
+    the layouts' files in the same folder are Jinja's, one per template, replaced in place."""
+    if str(cache) in _pruned:
+        return []
+    _pruned.add(str(cache))
+    oldest = (time.time() if now is None else now) - UNUSED_FOR_S
+    removed = []
+    try:
+        entries = list(os.scandir(cache))
+    except OSError:
+        return []
+    for entry in entries:
+        try:
+            if entry.name.endswith(COMPILED_SUFFIX) and entry.stat().st_mtime < oldest:
+                os.remove(entry.path)
+                removed.append(entry.name)
+        except OSError:  # gone already (the other language's worker), or not ours to remove
+            continue
+    return removed
 
 
 def read_content(path: Path, name: str, env: ContentEnvironment, cache: Path | None = None) -> ContentFile:

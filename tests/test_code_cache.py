@@ -1,0 +1,91 @@
+"""The compiled content kept in .cache/jinja between builds: reused, and not piling up as content is edited."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+from cli_support import copy_sources, run_build, run_cli
+from vramsite.layout import SiteLayout
+from vramsite.render.content import COMPILED_SUFFIX, UNUSED_FOR_S, compile_cached, prune_unused_once
+from vramsite.render.environments import content_env
+
+GUIDE = Path("content") / "en" / "vram.md"
+
+
+def compiled(site: Path) -> set[str]:
+    return {path.name for path in SiteLayout(site).code_cache.glob(f"*{COMPILED_SUFFIX}")}
+
+
+def age(site: Path, seconds: float) -> None:
+    then = time.time() - seconds
+    for path in SiteLayout(site).code_cache.iterdir():
+        os.utime(path, (then, then))
+
+
+def edit(site: Path, sentence: str) -> None:
+    path = site / GUIDE
+    path.write_text(path.read_text(encoding="utf-8") + f"\n{sentence}\n", encoding="utf-8")
+
+
+def built(site: Path) -> set[str]:
+    result = run_build(site)
+    assert result.returncode == 0, result.stderr
+    return compiled(site)
+
+
+def test_edited_content_leaves_no_compiled_copies_behind_once_unused(tmp_path):
+    site = copy_sources(tmp_path / "site")
+    first = built(site)
+    assert first
+
+    edit(site, "One more sentence.")
+    second = built(site)
+    # the old source's code stays while it was used recently: an editor may undo the edit
+    assert first < second
+    added = second - first
+
+    age(site, UNUSED_FOR_S + 3600)
+    edit(site, "Another sentence.")
+    third = built(site)
+    assert not third & added, "the first edit's code, unused for a month, is removed"
+    assert len(third) <= len(first)
+
+    result = run_cli("build", "--site", str(site), "--out", str(site / "site"), "--force")
+    assert result.returncode == 0, result.stderr
+    cold = copy_sources(tmp_path / "cold")
+    (cold / GUIDE).write_text((site / GUIDE).read_text(encoding="utf-8"), encoding="utf-8")
+    assert compiled(site) == built(cold), "what is left is what a cold build of the same sources compiles"
+
+
+def test_taking_compiled_code_marks_it_used(tmp_path, monkeypatch):
+    env, cache = content_env(), tmp_path / "cache"
+    compile_cached(env, "Hello {{ 1 + 1 }}", cache)
+    (entry,) = cache.iterdir()
+    month_ago = time.time() - UNUSED_FOR_S - 60
+    os.utime(entry, (month_ago, month_ago))
+
+    def compile_again(source):
+        raise AssertionError("compiled again instead of taken from the cache")
+
+    monkeypatch.setattr(env, "compile", compile_again)
+    compile_cached(env, "Hello {{ 1 + 1 }}", cache)
+    assert entry.stat().st_mtime > month_ago + 60
+
+
+def test_pruning_removes_only_old_compiled_content_and_once_per_process(tmp_path):
+    cache = tmp_path / "jinja"
+    cache.mkdir()
+    now = time.time()
+    old = now - UNUSED_FOR_S - 60
+    for name, mtime in ((f"old{COMPILED_SUFFIX}", old), (f"recent{COMPILED_SUFFIX}", now),
+                        ("__jinja2_layout.cache", old)):
+        (cache / name).write_bytes(b"")
+        os.utime(cache / name, (mtime, mtime))
+    assert prune_unused_once(cache, now) == [f"old{COMPILED_SUFFIX}"]
+    assert sorted(path.name for path in cache.iterdir()) == ["__jinja2_layout.cache", f"recent{COMPILED_SUFFIX}"]
+    (cache / f"later{COMPILED_SUFFIX}").write_bytes(b"")
+    os.utime(cache / f"later{COMPILED_SUFFIX}", (old, old))
+    assert prune_unused_once(cache, now) == [], "a cold build writes many entries: the folder is read once"
+    assert prune_unused_once(tmp_path / "absent", now) == []
