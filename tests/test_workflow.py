@@ -12,6 +12,7 @@ import pytest
 import yaml
 
 from cli_support import ROOT
+from vramsite.layout import SiteLayout
 
 WORKFLOW = ROOT / ".github" / "workflows" / "site.yml"
 SOURCES = ("data/**", "content/**", "templates/**", "locales/**", "sites/**", "vramsite/**")
@@ -111,3 +112,16 @@ def test_the_diff_step_after_passing_tests_is_the_report_alone(workflow, tmp_pat
     _run, report = run_diff_step(workflow, tmp_path, tests="success")
     assert "Tests failed" not in report
     assert report.startswith(("No figure changed.", "### What this change does to"))
+
+
+def test_compiled_templates_are_kept_between_runs_for_every_site(workflow):
+    cache = next(step for step in steps(workflow) if step.get("uses", "").startswith("actions/cache"))
+    sites = [ROOT, *sorted(path for path in (ROOT / "sites").iterdir() if (path / "content").is_dir())]
+    kept = set(cache["with"]["path"].split())
+    assert kept == {SiteLayout(site).code_cache.relative_to(ROOT).as_posix() for site in sites}
+    hashed = re.search(r"hashFiles\((.*)\)", cache["with"]["key"]).group(1)
+    for folder in ("content", "templates"):
+        assert f"'{folder}/**'" in hashed and f"'sites/*/{folder}/**'" in hashed
+    assert cache["with"]["key"].startswith(cache["with"]["restore-keys"])
+    names = [step.get("name") for step in steps(workflow)]
+    assert names.index(cache["name"]) < names.index(step_running(workflow, "bash .ci/run")["name"])
