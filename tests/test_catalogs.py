@@ -8,6 +8,9 @@ from pathlib import Path
 import pytest
 from babel.messages.pofile import read_po
 
+from vramsite.load import load_site
+from vramsite.render import i18n
+
 ROOT = Path(__file__).resolve().parent.parent
 CATALOG_SETS = [ROOT / "locales", ROOT / "sites" / "quick" / "locales"]
 ENGLISH_WORD = re.compile(r"(?<![{\w])(?!token\b)[a-z]{3,}(?![\w}])")
@@ -53,3 +56,14 @@ def test_chinese_strings_are_translated(folder):
 def test_the_check_finds_an_untranslated_string():
     assert ENGLISH_WORD.search("{n} cards") and not ENGLISH_WORD.search("{n} 张卡")
     assert not ENGLISH_WORD.search("QLoRA") and not ENGLISH_WORD.search("NVLink / NVSwitch")
+
+
+@pytest.mark.parametrize("site", [".", str(ROOT)])
+def test_the_engine_site_reads_each_catalog_once_however_its_folder_is_named(site, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    read_files = []
+    real_read = i18n._read
+    monkeypatch.setattr(i18n, "_read", lambda path, *rest: read_files.append(path) or real_read(path, *rest))
+    locales = load_site(ROOT).site.locales
+    catalogs = i18n.load_catalogs(Path(site), locales, ROOT)
+    assert len(read_files) == len(set(read_files)) == len(locales) == len(catalogs)

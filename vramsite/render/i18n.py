@@ -9,6 +9,7 @@ and no id is derived from another.
 from __future__ import annotations
 
 import gettext as _gettext
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -78,7 +79,7 @@ def load_catalogs(root: Path, locales: tuple[LocaleConfig, ...], shared: Path | 
     catalogs, problems = {}, []
     for locale in locales:
         relative = f"locales/{locale.gettext}/LC_MESSAGES/{DOMAIN}.po"
-        layers = [folder / relative for folder in (shared, root) if folder is not None]
+        layers = [Path(os.path.abspath(folder / relative)) for folder in (shared, root) if folder is not None]
         layers = [path for index, path in enumerate(layers) if path.is_file() and path not in layers[:index]]
         if not layers:
             problems.append(Problem(relative, None, "", f"no catalog for {locale.tag}; create it (copy another language's)"))
