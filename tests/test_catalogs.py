@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from babel.messages.pofile import read_po
 
+from vramsite.layout import SiteLayout
 from vramsite.load import load_site
 from vramsite.render import i18n
 
@@ -65,5 +66,5 @@ def test_the_engine_site_reads_each_catalog_once_however_its_folder_is_named(sit
     real_read = i18n._read
     monkeypatch.setattr(i18n, "_read", lambda path, *rest: read_files.append(path) or real_read(path, *rest))
     locales = load_site(ROOT).site.locales
-    catalogs = i18n.load_catalogs(Path(site), locales, ROOT)
+    catalogs = i18n.load_catalogs(SiteLayout(Path(site)), locales)
     assert len(read_files) == len(set(read_files)) == len(locales) == len(catalogs)

@@ -23,6 +23,7 @@ from cli_support import ROOT
 from fuzz_support import fuzz_settings, no_hang, watch_writes
 from vramsite.errors import InputError, Problem
 from vramsite.load import DATA_FILES, load_site
+from vramsite.layout import SiteLayout
 from vramsite.load.pages import PAGES_FILE, read_pages
 from vramsite.render.content import split_front_matter
 from vramsite.render.i18n import load_catalogs
@@ -179,6 +180,6 @@ def test_catalogs_read_or_fail_with_located_problems(sites, choice, data):
     text = data.draw(mutated((site / relative).read_bytes(), value_marker=b" \""))
     original = _swap_in(site, relative, text)
     try:
-        read_or_refuse(lambda: load_catalogs(site, locales), site, {relative: text})
+        read_or_refuse(lambda: load_catalogs(SiteLayout(site), locales), site, {relative: text})
     finally:
         (site / relative).write_bytes(original)

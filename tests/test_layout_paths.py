@@ -1,13 +1,20 @@
-"""Site paths: a page's link to another site file is what ``posixpath.relpath`` gives."""
+"""Site paths: a page's link to another site file is what ``posixpath.relpath`` gives; the engine's shared
+folders and a site's are each read once, however the engine's own site is named."""
 
 from __future__ import annotations
 
 import posixpath
+from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vramsite.layout import relative_url
+from cli_support import ROOT
+from vramsite.layout import STATIC_FOLDER, SiteLayout, relative_url
+from vramsite.publish.pages import Assets
+from vramsite.publish.serve import PreviewSite
+from vramsite.publish.stamp import ENGINE_FOLDERS
 
 names = st.sampled_from(["en", "zh-cn", "gpus", "models", "data", "assets", "a40.html", "vram.html.md", "x"])
 paths = st.lists(names, min_size=1, max_size=4).map("/".join)
@@ -26,3 +33,38 @@ def test_relative_url_examples():
     assert relative_url("assets/site.css", "") == "assets/site.css"
     assert relative_url("en", "en/gpus") == ".."
     assert relative_url("en", "en") == "."
+
+
+QUICK = ROOT / "sites" / "quick"
+ENGINE_SITE_NAMES = [".", str(ROOT), "../" + ROOT.name]
+
+
+@pytest.mark.parametrize("name", ENGINE_SITE_NAMES)
+def test_the_engine_site_has_one_layer_of_each_shared_path(name, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    layout = SiteLayout(Path(name))
+    assert layout.layers(STATIC_FOLDER) == [ROOT / STATIC_FOLDER]
+    watched = layout.watched_folders(ENGINE_FOLDERS)
+    assert len(watched) == len(set(watched))
+    assert ROOT / "vramsite" in watched and ROOT / "templates" in watched
+
+
+def test_a_second_site_lays_its_own_layer_over_the_engines():
+    layout = SiteLayout(QUICK)
+    assert layout.layers("locales/en/LC_MESSAGES/messages.po") == [
+        ROOT / "locales/en/LC_MESSAGES/messages.po", QUICK.resolve() / "locales/en/LC_MESSAGES/messages.po"]
+    watched = layout.watched_folders(("templates", "locales"))
+    assert watched[:4] == [QUICK.resolve() / name for name in ("data", "content", "templates", "locales")]
+    assert watched[4:] == [ROOT / "templates", ROOT / "locales"]
+
+
+@pytest.mark.parametrize("name", ENGINE_SITE_NAMES)
+def test_the_engine_sites_assets_and_watched_files_are_read_once(name, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    read = []
+    real_read_bytes = Path.read_bytes
+    monkeypatch.setattr(Path, "read_bytes", lambda path: read.append(path.resolve()) or real_read_bytes(path))
+    files = Assets(SiteLayout(Path(name))).files
+    assert files and len(read) == len(set(read)) == len(files)
+    folders = PreviewSite(Path(name)).folders()
+    assert len(folders) == len(set(folders)) == len({folder.resolve() for folder in folders})

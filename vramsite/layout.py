@@ -19,6 +19,9 @@ ENGINE_ROOT = Path(__file__).resolve().parent.parent
 SOURCE_FOLDERS = ("data", "content", "templates", "locales")
 """A site's sources, as folders of its root: what a build reads, a rebuild watches and a diff compares."""
 
+STATIC_FOLDER = "templates/static"
+"""The engine's and a site's assets, copied to assets/ (``SiteLayout.layers``)."""
+
 
 @dataclass(frozen=True)
 class SiteLayout:
@@ -39,11 +42,6 @@ class SiteLayout:
     @property
     def templates(self) -> Path:
         return self.root / "templates"
-
-    @property
-    def static(self) -> Path:
-        """The site's own assets, copied to assets/."""
-        return self.templates / "static"
 
     @property
     def locales(self) -> Path:
@@ -70,20 +68,24 @@ class SiteLayout:
         return self.data / "site.yaml"
 
     @property
-    def engine_templates(self) -> Path:
-        return self.engine / "templates"
-
-    @property
-    def engine_static(self) -> Path:
-        return self.engine_templates / "static"
-
-    @property
-    def engine_locales(self) -> Path:
-        return self.engine / "locales"
-
-    @property
     def source_folders(self) -> list[Path]:
         return [self.root / name for name in SOURCE_FOLDERS]
+
+    def layers(self, relative: str) -> list[Path]:
+        """The engine's copy of a shared path (templates/static, a catalog), then the site's, whose files win:
+        once when the two are one, as for the engine's own site however its root is spelled (".")."""
+        engine, site = (base.joinpath(relative).resolve() for base in (self.engine, self.root))
+        return [engine] if engine == site else [engine, site]
+
+    def watched_folders(self, engine_folders: tuple[str, ...]) -> list[Path]:
+        """The site's source folders, then the engine's folders named (templates, locales ...) that the site
+        does not already hold: each folder once, resolved."""
+        folders = [folder.resolve() for folder in self.source_folders]
+        for name in engine_folders:
+            shared = self.engine.joinpath(name).resolve()
+            if shared not in folders:
+                folders.append(shared)
+        return folders
 
     @staticmethod
     def content_name(segment: str, source: str) -> str:

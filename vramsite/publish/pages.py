@@ -14,7 +14,7 @@ from babel import Locale as BabelLocale
 from markupsafe import Markup
 
 from ..errors import InputError, Problem
-from ..layout import SiteLayout, relative_url
+from ..layout import STATIC_FOLDER, SiteLayout, relative_url
 from ..load.pages import PAGES_FILE, PageSpec
 from ..render.content import html_meta, layout_problem, page_meta, read_content, render_content
 from ..render.markdown import section_headings, section_pairs, strip_heading_ids
@@ -49,7 +49,7 @@ class Assets:
     @cached_property
     def files(self) -> dict[str, bytes]:
         files = {}
-        for folder in (self.layout.engine_static, self.layout.static):
+        for folder in self.layout.layers(STATIC_FOLDER):
             if folder.is_dir():
                 for item in sorted(folder.iterdir()):
                     if item.is_file():

@@ -87,11 +87,7 @@ class PreviewSite:
 
     def folders(self) -> list[Path]:
         """The site's watched folders, and the engine's templates and catalogs that a site falls back on."""
-        layout = SiteLayout(self.root)
-        folders = layout.source_folders
-        for shared in (layout.engine_templates, layout.engine_locales):
-            if shared.resolve() not in {folder.resolve() for folder in folders}:
-                folders.append(shared)
+        folders = SiteLayout(self.root).watched_folders(("templates", "locales"))
         return [folder for folder in folders if folder.is_dir()]
 
     def stamp(self) -> tuple:

@@ -71,7 +71,7 @@ class SiteBuild:
         if incremental:
             self.data = tracked_data(self.data)
         self.guide = Guide(self.data)
-        self.catalogs = load_catalogs(self.root, self.data.site.locales, self.layout.engine)
+        self.catalogs = load_catalogs(self.layout, self.data.site.locales)
         self.pages: tuple[PageSpec, ...] = read_page_specs(
             self.root, self.data, documents["gpus"], lambda name: has_template(self.layout_env, name))
         self.memory = PageMemory(self.root, self.data, self._page_keys()) if incremental else None

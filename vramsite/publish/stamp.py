@@ -18,7 +18,7 @@ import re
 import sys
 from pathlib import Path
 
-from ..layout import ENGINE_ROOT, SiteLayout
+from ..layout import SiteLayout
 
 ENGINE_FOLDERS = ("vramsite", "templates", "locales")
 LIBRARIES = ("jinja2", "markdown-it-py", "mdit-py-plugins", "pyyaml", "babel", "jsonschema")
@@ -57,13 +57,9 @@ def _environment_digest():
 
 def _input_files(site_root: Path):
     """(path, name, bytes) of every file of the site's and the engine's sources, in a fixed order."""
-    folders = SiteLayout(site_root).source_folders + [ENGINE_ROOT / name for name in ENGINE_FOLDERS]
-    seen: set[Path] = set()
-    for folder in folders:
-        folder = folder.resolve()
-        if folder in seen or not folder.is_dir():
+    for folder in SiteLayout(site_root).watched_folders(ENGINE_FOLDERS):
+        if not folder.is_dir():
             continue
-        seen.add(folder)
         for path in sorted(folder.rglob("*")):
             if path.is_file() and "__pycache__" not in path.parts:
                 yield path, str(path.relative_to(folder.parent)), path.read_bytes()

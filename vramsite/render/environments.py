@@ -14,7 +14,7 @@ from .template_files import Utf8FileSystemLoader
 
 def layout_environment(layout: SiteLayout) -> Environment:
     """Layout templates: the site's own first, then the engine's."""
-    folders = [layout.templates, layout.engine_templates]
+    folders = layout.layers("templates")[::-1]
     cache = layout.code_cache
     try:
         cache.mkdir(parents=True, exist_ok=True)

@@ -9,7 +9,6 @@ and no id is derived from another.
 from __future__ import annotations
 
 import gettext as _gettext
-import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,6 +16,7 @@ from pathlib import Path
 from babel.messages.pofile import PoFileError, read_po
 
 from ..errors import InputError, Problem
+from ..layout import SiteLayout
 from ..load.catalog_check import catalog_problems
 from ..load.text import decode_utf8
 from ..load.model import LocaleConfig
@@ -69,18 +69,17 @@ class Catalog:
         return found
 
 
-def load_catalogs(root: Path, locales: tuple[LocaleConfig, ...], shared: Path | None = None) -> dict[str, Catalog]:
+def load_catalogs(layout: SiteLayout, locales: tuple[LocaleConfig, ...]) -> dict[str, Catalog]:
     """One catalog per locale segment, from locales/<gettext id>/LC_MESSAGES/messages.po.
 
-    ``shared`` is a folder whose locales/ holds the engine's UI strings: a
-    site's own catalog is laid over it, so a second site only translates what
-    it says differently (its table cells, say) and adds nothing it shares.
+    The site's own catalog is laid over the engine's, which holds the UI
+    strings: a second site only translates what it says differently (its
+    table cells, say) and adds nothing it shares.
     """
     catalogs, problems = {}, []
     for locale in locales:
         relative = f"locales/{locale.gettext}/LC_MESSAGES/{DOMAIN}.po"
-        layers = [Path(os.path.abspath(folder / relative)) for folder in (shared, root) if folder is not None]
-        layers = [path for index, path in enumerate(layers) if path.is_file() and path not in layers[:index]]
+        layers = [path for path in layout.layers(relative) if path.is_file()]
         if not layers:
             problems.append(Problem(relative, None, "", f"no catalog for {locale.tag}; create it (copy another language's)"))
             continue
