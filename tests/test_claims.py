@@ -256,7 +256,7 @@ def check_learner(text: str, data: Data, guide: Guide) -> None:
     assert model.need("qlora").total.value <= room
 
 
-def check_quantized(text: str, data: Data, params: dict) -> None:
+def check_quantized(text: str, zh: str, data: Data, params: dict) -> None:
     said = re.search(rf"The (?P<model>\S+) at BF16 needs [\d.,]+ GB, which means (?:the \$[\d,]+ |\d+× )"
                      rf"{LINK.format('dense')}.*? caps it at (?P<dense_cap>[\d.,]+) tokens/s\. The same model at INT4 "
                      rf"needs [\d.,]+ GB and fits the \$[\d,]+ {LINK.format('small')}.*? caps it at "
@@ -277,6 +277,9 @@ def check_quantized(text: str, data: Data, params: dict) -> None:
     faster, cheaper = small_cap > dense_cap, data.usd[small["id"]] < data.usd[dense["id"]]
     verdict = said["verdict"]
     assert verdict.startswith("Faster") == faster
+    assert re.search(r"\*\*A quantized model on a small card (beats|can rival) full", text)[1] == (
+        "beats" if faster else "can rival")
+    assert re.search(r"\*\*小卡跑量化模型，(胜过|未必输给)大卡跑全精度", zh)[1] == ("胜过" if faster else "未必输给")
     assert ("cheaper" in verdict and "not cheaper" not in verdict and "nor cheaper" not in verdict) == cheaper
 
 
@@ -316,7 +319,7 @@ def check_all(site) -> None:
     check_tight_and_roomy(text, data, guide)
     check_fp8_support(text, data)
     check_learner(text, data, guide)
-    check_quantized(text, data, params)
+    check_quantized(text, zh, data, params)
     check_pair(text, data, params)
 
 
@@ -329,6 +332,18 @@ def test_a_96_gb_card_for_the_70b_at_fp8_makes_it_still_fit(tmp_path):
     edits.add_card(site, "h100-pcie", "big-96", 900, memory_gb=96)
     check_all(site)
     assert "it still fits" in edits.render_page(site, "vram")["en"]
+
+
+def test_a_quantized_model_slower_than_full_precision_rivals_it_rather_than_beats_it(tmp_path):
+    site = edits.site_copy(tmp_path / "site")
+    pages_file = site / "content" / "pages.yaml"
+    text = pages_file.read_text(encoding="utf-8")
+    assert "mid_model: 34B" in text
+    pages_file.write_text(text.replace("mid_model: 34B", "mid_model: 70B"), encoding="utf-8")
+    check_all(site)
+    rendered = edits.render_page(site, "vram")
+    assert "on a small card can rival full precision" in rendered["en"] and "Slower, but" in rendered["en"]
+    assert "小卡跑量化模型，未必输给大卡跑全精度" in rendered["zh-cn"]
 
 
 @pytest.mark.parametrize("seed", SEEDS)
