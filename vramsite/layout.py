@@ -78,13 +78,13 @@ class SiteLayout:
         return [engine] if engine == site else [engine, site]
 
     def watched_folders(self, engine_folders: tuple[str, ...]) -> list[Path]:
-        """The site's source folders, then the engine's folders named (templates, locales ...) that the site
-        does not already hold: each folder once, resolved."""
-        folders = [folder.resolve() for folder in self.source_folders]
-        for name in engine_folders:
-            shared = self.engine.joinpath(name).resolve()
-            if shared not in folders:
-                folders.append(shared)
+        """The site's source folders, then the engine's folders named (templates, locales ...): each folder once
+        (the engine's own site holds the engine's), resolved."""
+        folders: list[Path] = []
+        for folder in (*self.source_folders, *(self.engine / name for name in engine_folders)):
+            folder = folder.resolve()
+            if folder not in folders:
+                folders.append(folder)
         return folders
 
     @staticmethod
