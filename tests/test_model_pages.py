@@ -207,3 +207,37 @@ def test_a_linear_attention_model_keeps_a_fixed_state_and_caches_only_its_other_
     assert f"Only the other {others:,} layers grow with the context" in pages["en"]
     assert f"its KV cache costs {int(per_token):,} B per token" in pages["en"]
     assert f"{state:,} 字节的固定状态" in pages["zh-cn"]
+
+
+def _set_selection(site: Path, selection: str) -> None:
+    sizing = yaml.safe_load((site / "data" / "sizing.yaml").read_text(encoding="utf-8"))
+    sizing["lookup"]["selection"] = selection
+    (site / "data" / "sizing.yaml").write_text(yaml.safe_dump(sizing, allow_unicode=True, sort_keys=False),
+                                               encoding="utf-8")
+
+
+def _html_pages(site: Path, page_id: str) -> dict[str, str]:
+    build = SiteBuild(site)
+    page = next(page for page in build.pages if page.id == page_id)
+    return {locale.segment: build.render_page(page, locale).html.decode() for locale in build.data.site.locales}
+
+
+def test_the_methods_section_and_the_calculator_name_the_selection_rule(tmp_path):
+    """The cheapest rule takes one card before several, so a pair of cards may cost less than its choice:
+    the model page's methods sentence and the calculator's answer say so, and say nothing of it under
+    another rule."""
+    live_copy(tmp_path)
+    page = "models/gemma-3-27b-it"
+    cheapest_twin, cheapest_html = render_page(tmp_path, page), _html_pages(tmp_path, page)
+    assert "the cheapest single card that holds the model, several cards only where no single card does" \
+        in cheapest_twin["en"]
+    assert "取能装下模型的最便宜单卡，只有单卡装不下时才用多卡" in cheapest_twin["zh-cn"]
+    assert '<p class="calc-choice"><strong>Cheapest fit (one card first)</strong>' in cheapest_html["en"]
+    assert '<p class="calc-choice"><strong>最便宜的够用配置（单卡优先）</strong>' in cheapest_html["zh-cn"]
+
+    _set_selection(tmp_path, "smallest_fit")
+    smallest_twin, smallest_html = render_page(tmp_path, page), _html_pages(tmp_path, page)
+    assert "cheapest single card" not in smallest_twin["en"]
+    assert "最便宜单卡" not in smallest_twin["zh-cn"]
+    assert '<p class="calc-choice"><strong>Smallest fit</strong>' in smallest_html["en"]
+    assert '<p class="calc-choice"><strong>最小的够用配置</strong>' in smallest_html["zh-cn"]

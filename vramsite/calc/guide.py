@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 from decimal import Decimal
 
-from ..load.model import CatalogueModel, Gpu, Method, MethodKind, Model, Precision, SiteData
+from ..load.model import CatalogueModel, Gpu, Method, MethodKind, Model, Precision, Selection, SiteData
 from ..load.reads import DerivedCache, ReadCache, cached_reads
 from . import attention, card_memory, cost, memory, rules, throughput
 from .digest import value_digest
@@ -114,6 +114,12 @@ class Guide:
     @property
     def batch(self) -> Figure:
         return given(self.data.inference.batch, "", COUNT, "batch")
+
+    @property
+    def single_first(self) -> bool:
+        """The selection rule is the cheapest: the lowest-priced single card that holds a need, several cards
+        only where none does (lookup.py ``_cheapest_key``), so a pair of cards may cost less than the choice."""
+        return self.data.lookup.selection == Selection.CHEAPEST
 
     @property
     def tight_single(self) -> Figure:

@@ -14,7 +14,6 @@ from ..calc import card_memory, rules
 from ..calc.figure import COUNT, Figure, given
 from ..calc.guide import Guide
 from ..calc.lookup import configuration
-from ..load.model import Selection
 from . import register
 from .base import Facts
 from .measured import Measured, MeasuredCard, measured, measured_card
@@ -195,7 +194,7 @@ class Outlier(Facts):
 @dataclass(frozen=True)
 class Grid(Facts):
     single_first: bool
-    """The selection rule prefers one card to several."""
+    """The selection rule is the cheapest, one card before several (``Guide.single_first``)."""
     tight_single: Figure
     tight_per_card: Figure
     discounts: tuple[Discount, ...]
@@ -505,7 +504,7 @@ def _finetune(guide: Guide, reference) -> Finetune:
 
 
 def _grid(guide: Guide, serve: Serving) -> Grid:
-    return Grid(guide.data.lookup.selection == Selection.CHEAPEST, guide.tight_single, guide.tight_per_card,
+    return Grid(guide.single_first, guide.tight_single, guide.tight_per_card,
                 discounts(guide), _tight(guide), _outlier(guide), serve.int4,
                 given(max(guide.data.lookup.card_counts), "", COUNT))
 

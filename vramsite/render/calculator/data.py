@@ -82,8 +82,9 @@ def _words(fmt: Formatter, catalog: Catalog) -> dict:
     return {"units": units, "money": money, "ui": {msgid: catalog.gettext(msgid) for msgid in UI_STRINGS}}
 
 
-RULE_NAMES = {Selection.CHEAPEST: "Cheapest fit", Selection.SMALLEST_FIT: "Smallest fit"}
-"""What the configuration the site's selection rule picks is called."""
+RULE_NAMES = {Selection.CHEAPEST: "Cheapest fit (one card first)", Selection.SMALLEST_FIT: "Smallest fit"}
+"""What the configuration the site's selection rule picks is called. The cheapest rule takes a single card
+before several, so the name says so: the offers listed below it may include cheaper pairs of cards."""
 
 
 def check_plural_rule(catalog: Catalog) -> None:
