@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+import data_edits as edits
 from data_edits import live_copy, render_page, set_price
 from vramsite.publish.site import SiteBuild
 
@@ -210,16 +211,18 @@ def test_a_linear_attention_model_keeps_a_fixed_state_and_caches_only_its_other_
 
 
 def _set_selection(site: Path, selection: str) -> None:
-    sizing = yaml.safe_load((site / "data" / "sizing.yaml").read_text(encoding="utf-8"))
+    sizing = edits.read(site, "sizing")
     sizing["lookup"]["selection"] = selection
-    (site / "data" / "sizing.yaml").write_text(yaml.safe_dump(sizing, allow_unicode=True, sort_keys=False),
-                                               encoding="utf-8")
+    edits.write(site, "sizing", sizing)
 
 
-def _html_pages(site: Path, page_id: str) -> dict[str, str]:
+def _twin_and_html(site: Path, page_id: str) -> tuple[dict[str, str], dict[str, str]]:
+    """One page's Markdown twin and HTML in every language, by URL segment, from one build."""
     build = SiteBuild(site)
     page = next(page for page in build.pages if page.id == page_id)
-    return {locale.segment: build.render_page(page, locale).html.decode() for locale in build.data.site.locales}
+    rendered = {locale.segment: build.render_page(page, locale) for locale in build.data.site.locales}
+    return ({segment: page.markdown.decode() for segment, page in rendered.items()},
+            {segment: page.html.decode() for segment, page in rendered.items()})
 
 
 def test_the_methods_section_and_the_calculator_name_the_selection_rule(tmp_path):
@@ -228,7 +231,7 @@ def test_the_methods_section_and_the_calculator_name_the_selection_rule(tmp_path
     another rule."""
     live_copy(tmp_path)
     page = "models/gemma-3-27b-it"
-    cheapest_twin, cheapest_html = render_page(tmp_path, page), _html_pages(tmp_path, page)
+    cheapest_twin, cheapest_html = _twin_and_html(tmp_path, page)
     assert "the cheapest single card that holds the model, several cards only where no single card does" \
         in cheapest_twin["en"]
     assert "取能装下模型的最便宜单卡，只有单卡装不下时才用多卡" in cheapest_twin["zh-cn"]
@@ -236,7 +239,7 @@ def test_the_methods_section_and_the_calculator_name_the_selection_rule(tmp_path
     assert '<p class="calc-choice"><strong>最便宜的够用配置（单卡优先）</strong>' in cheapest_html["zh-cn"]
 
     _set_selection(tmp_path, "smallest_fit")
-    smallest_twin, smallest_html = render_page(tmp_path, page), _html_pages(tmp_path, page)
+    smallest_twin, smallest_html = _twin_and_html(tmp_path, page)
     assert "cheapest single card" not in smallest_twin["en"]
     assert "最便宜单卡" not in smallest_twin["zh-cn"]
     assert '<p class="calc-choice"><strong>Smallest fit</strong>' in smallest_html["en"]

@@ -86,8 +86,6 @@ class ModelPage(Facts):
     """The KV table shows a context past the model's longest."""
     serving_context: int
     kv_precision: str
-    single_first: bool
-    """The selection rule is the cheapest, one card before several (``Guide.single_first``)."""
 
 
 def _count(value: int, unit: str) -> Figure:
@@ -147,8 +145,7 @@ def model_page(guide: Guide, params: dict, card_view=None, model: CatalogueView 
     return ModelPage(model, model.id, method, model.kv_per_token(kv_precision), _layers(model, kv_precision),
                      _cheapest(guide, model, method), contexts,
                      any(tokens > model.model.max_context for tokens in contexts),
-                     params.get("serving_context", guide.data.inference.context_tokens), kv_precision,
-                     guide.single_first)
+                     params.get("serving_context", guide.data.inference.context_tokens), kv_precision)
 
 
 @dataclass(frozen=True)
