@@ -25,6 +25,8 @@ from site_invariants import Published, check_all
 from vramsite.calc import Guide
 from vramsite.load import load_site
 from vramsite.load.assemble import plausible_report
+from vramsite.load.model import Selection
+from vramsite.tables.selection_words import selection_words
 
 SITES = {"main": ROOT, "quick": ROOT / "sites" / "quick"}
 NEW_DATE = "2026-12-01"
@@ -284,6 +286,21 @@ def _check_context(site: Published, edit: dict) -> None:
                if path.endswith(".html.md")), "the new context is printed nowhere"
 
 
+def change_the_selection_rule(root: Path, guide: Guide) -> dict:
+    """'Change the selection rule': the rule the site does not use."""
+    old = guide.data.lookup.selection
+    new = next(rule for rule in Selection if rule != old)
+    replace_once(root / "data" / "sizing.yaml", f"  selection: {old}\n", f"  selection: {new}\n")
+    return {"selection": new}
+
+
+def _check_selection(site: Published, edit: dict) -> None:
+    assert site.guide.data.lookup.selection == edit["selection"]
+    label = f"<strong>{selection_words(edit['selection']).rule}</strong>"  # the English catalog's words
+    assert any(label in content.decode("utf-8") for path, content in site.files.items()
+               if path.startswith("en/") and path.endswith(".html")), "no calculator names the new rule"
+
+
 def _new_language(root: Path, guide: Guide) -> str:
     """Japanese, as the guide says; Korean (also one plural form) where the site already has Japanese."""
     taken = {locale.segment for locale in guide.data.site.locales}
@@ -345,6 +362,7 @@ RECIPES = {
     "add a real model": (add_a_real_model, _check_added_real_model),
     "change a discount": (change_a_discount, _check_discount),
     "change the table context": (change_the_table_context, _check_context),
+    "change the selection rule": (change_the_selection_rule, _check_selection),
     "add a language": (add_a_language, _check_language),
     "add a measurement": (add_a_measurement, _check_added_measurement),
 }
@@ -395,6 +413,7 @@ GUIDE_SECTIONS = {
     "Remove a model size": ["remove a model size"],
     "Change a discount": ["change a discount"],
     "Change the table context": ["change the table context"],
+    "Change the selection rule": ["change the selection rule"],
     "Add a language": ["add a language"],
     "Add a measurement": ["add a measurement"],
 }

@@ -227,8 +227,8 @@ def _twin_and_html(site: Path, page_id: str) -> tuple[dict[str, str], dict[str, 
 
 def test_the_methods_section_and_the_calculator_name_the_selection_rule(tmp_path):
     """The cheapest rule takes one card before several, so a pair of cards may cost less than its choice:
-    the model page's methods sentence and the calculator's answer say so, and say nothing of it under
-    another rule."""
+    the model page's methods sentence and the calculator's answer say so. Under the smallest-fit rule they
+    state that rule instead."""
     live_copy(tmp_path)
     page = "models/gemma-3-27b-it"
     cheapest_twin, cheapest_html = _twin_and_html(tmp_path, page)
@@ -242,5 +242,8 @@ def test_the_methods_section_and_the_calculator_name_the_selection_rule(tmp_path
     smallest_twin, smallest_html = _twin_and_html(tmp_path, page)
     assert "cheapest single card" not in smallest_twin["en"]
     assert "最便宜单卡" not in smallest_twin["zh-cn"]
+    assert "the fewest cards that hold the model, then the card with the least memory, then the lowest price" \
+        in smallest_twin["en"]
+    assert "先取能装下模型的最少卡数，再取显存最小的卡，最后取价格最低的" in smallest_twin["zh-cn"]
     assert '<p class="calc-choice"><strong>Smallest fit</strong>' in smallest_html["en"]
     assert '<p class="calc-choice"><strong>最小的够用配置</strong>' in smallest_html["zh-cn"]

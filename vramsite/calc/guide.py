@@ -116,9 +116,11 @@ class Guide:
         return given(self.data.inference.batch, "", COUNT, "batch")
 
     @property
-    def single_first(self) -> bool:
-        """The selection rule is the cheapest: the lowest-priced single card that holds a need, several cards
-        only where none does (lookup.py ``_cheapest_key``), so a pair of cards may cost less than the choice."""
+    def picks_cheapest(self) -> bool:
+        """The selection rule is ``cheapest``: the lowest-priced single card that holds a need, several cards
+        only where none does (lookup.py ``_cheapest_key``), so a pair of cards may cost less than the choice.
+        Otherwise it is ``smallest_fit``: the fewest cards, then the least memory, then the lowest price.
+        Every sentence that names the lookup's answer words it by this (selection_words.py for tables)."""
         return self.data.lookup.selection == Selection.CHEAPEST
 
     @property

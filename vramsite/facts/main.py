@@ -193,8 +193,6 @@ class Outlier(Facts):
 
 @dataclass(frozen=True)
 class Grid(Facts):
-    single_first: bool
-    """The selection rule is the cheapest, one card before several (``Guide.single_first``)."""
     tight_single: Figure
     tight_per_card: Figure
     discounts: tuple[Discount, ...]
@@ -504,7 +502,7 @@ def _finetune(guide: Guide, reference) -> Finetune:
 
 
 def _grid(guide: Guide, serve: Serving) -> Grid:
-    return Grid(guide.single_first, guide.tight_single, guide.tight_per_card,
+    return Grid(guide.tight_single, guide.tight_per_card,
                 discounts(guide), _tight(guide), _outlier(guide), serve.int4,
                 given(max(guide.data.lookup.card_counts), "", COUNT))
 

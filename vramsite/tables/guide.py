@@ -13,6 +13,7 @@ from ..calc.figure import COUNT, Figure, given
 from ..calc.guide import Guide, ModelView
 from ..load.model import Method, MethodKind, Period
 from .model import Cell, Column, Fig, Flag, Link, Msg, Names, Row, Table, Text
+from .selection_words import selection_words
 
 
 def method_label(method: Method) -> Msg:
@@ -142,11 +143,12 @@ def finetune_table(guide: Guide) -> Table:
 
 
 def lookup_table(guide: Guide, columns: list[str] | None = None, table_id: str = "lookup",
-                 caption: str = "The cheapest card that fits", examples: bool = False) -> Table:
+                 caption: str | None = None, examples: bool = False) -> Table:
     """The lookup grid: a row per model, a cell per method (all of the site's columns unless named).
 
     ``examples`` puts the model's example names under its size, for pages that
-    name models as well as sizes.
+    name models as well as sizes. ``caption``, a msgid, defaults to the selection
+    rule's (selection_words.py).
     """
     methods = [guide.method(method_id) for method_id in columns] if columns else list(guide.columns)
     heads = tuple(Column(method_label(method), False, method.id) for method in methods)
@@ -160,6 +162,7 @@ def lookup_table(guide: Guide, columns: list[str] | None = None, table_id: str =
             cells.append(Cell(flags=flags, value=found.need, lookup=found, answer=lookup_answer(found)))
         sub = Names(tuple(Text(name) for name in model.examples)) if examples and model.examples else None
         rows.append(Row(model_header(model, sub), tuple(cells), model.id))
+    caption = caption or selection_words(guide.data.lookup.selection).lookup_caption
     return Table(table_id, Msg.of(caption), Msg.of("Model"), heads, tuple(rows))
 
 

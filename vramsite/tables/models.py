@@ -9,6 +9,7 @@ from ..calc.guide import CatalogueView, Guide
 from ..load.model import MethodKind
 from .guide import figure_cell, gpu_header, lacks_cell, lookup_answer, method_label, not_held_cell, tokens_label
 from .model import Cell, Column, Fig, Flag, Link, Msg, Names, Row, Table, Text
+from .selection_words import selection_words
 
 PAST_MAXIMUM = "past the model’s maximum"
 
@@ -43,7 +44,8 @@ def models_table(guide: Guide) -> Table | None:
         Column(Msg.of("Active parameters"), True, "active_params"),
         Column(Msg.of("Longest context"), True, "max_context"),
         Column(Msg.of("KV per token ({precision})", precision=Text(bf16.label)), True, "kv_per_token"),
-        Column(Msg.of("Cheapest fit, {method}", method=method_label(method)), False, "cheapest_fit"),
+        Column(Msg.of(selection_words(guide.data.lookup.selection).fit_column, method=method_label(method)), False,
+               "cheapest_fit"),
     )
     rows = []
     for model in guide.catalogue:
@@ -91,14 +93,14 @@ def model_kv_table(guide: Guide, model: str, contexts: list[int]) -> Table:
 
 
 def model_methods_table(guide: Guide, model: str) -> Table:
-    """For each method of the lookup grid: the memory it needs on one card, and the cheapest configuration."""
-    view = guide.catalogue_model(model)
+    """For each method of the lookup grid: the memory it needs on one card, and the configuration the rule picks."""
+    view, words = guide.catalogue_model(model), selection_words(guide.data.lookup.selection)
     columns = (Column(Msg.of("Needs on one card"), True, "need_gb"),
-               Column(Msg.of("Cheapest configuration"), False, "configuration"))
+               Column(Msg.of(words.methods_column), False, "configuration"))
     rows = tuple(Row(Cell(method_label(method)), (figure_cell(view.need(method).total), lookup_cell(view.lookup(method))),
                      method.id)
                  for method in guide.columns)
-    return Table(f"model-methods-{view.id}", Msg.of("The cheapest card for {model}, by method", model=Text(view.name)),
+    return Table(f"model-methods-{view.id}", Msg.of(words.methods_caption, model=Text(view.name)),
                  Msg.of("Method"), columns, rows)
 
 

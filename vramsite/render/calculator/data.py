@@ -13,7 +13,8 @@ from ...calc import cost, rules
 from ...calc.figure import Figure
 from ...calc.guide import Guide
 from ...calc.lookup import ranked_offers
-from ...load.model import Model, Selection
+from ...load.model import Model
+from ...tables.selection_words import selection_words
 from ..format import MONEY_PERIODS, UNIT_PATTERNS, Formatter
 from ..i18n import Catalog
 from .case import INFERENCE, Case, default_kv_format, finetune_methods, kv_formats, need_of, per_token_figure
@@ -80,11 +81,6 @@ def _words(fmt: Formatter, catalog: Catalog) -> dict:
     money = {unit: (catalog.gettext(pattern) if pattern in catalog.messages else None) if pattern else None
              for unit, pattern in MONEY_PERIODS.items()}
     return {"units": units, "money": money, "ui": {msgid: catalog.gettext(msgid) for msgid in UI_STRINGS}}
-
-
-RULE_NAMES = {Selection.CHEAPEST: "Cheapest fit (one card first)", Selection.SMALLEST_FIT: "Smallest fit"}
-"""What the configuration the site's selection rule picks is called. The cheapest rule takes a single card
-before several, so the name says so: the offers listed below it may include cheaper pairs of cards."""
 
 
 def check_plural_rule(catalog: Catalog) -> None:
@@ -157,7 +153,7 @@ def calculator_data(guide: Guide, fmt: Formatter, catalog: Catalog, default_mode
         "number": {"decimal": get_decimal_symbol(fmt.locale.gettext), "group": get_group_symbol(fmt.locale.gettext),
                    "minus": get_minus_sign_symbol(fmt.locale.gettext)},
         "labels": _labels(guide, fmt, models),
-        "rule": catalog.gettext(RULE_NAMES[data.lookup.selection]),
+        "rule": catalog.gettext(selection_words(data.lookup.selection).rule),
         **_words(fmt, catalog),
     }
 

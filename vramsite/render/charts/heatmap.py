@@ -129,7 +129,8 @@ def lookup_heatmap_chart(table, fmt, chart_id: str, *, standalone: bool = False)
     def case(key) -> str:
         return point_title(say, names[key[0]], method_names[key[1]], texts[key][0])
 
-    desc = [fmt.gettext("The cheapest configuration for each model and method, coloured by price on a log scale.")]
+    desc = [say.message("{caption}, for each model and method, coloured by price on a log scale.",
+                        caption=say(lookup.caption))]
     if priced:
         low_key = min(priced, key=lambda key: priced[key].price.value)
         high_key = max(priced, key=lambda key: priced[key].price.value)
