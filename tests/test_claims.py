@@ -18,6 +18,7 @@ import yaml
 import data_edits as edits
 from vramsite.calc import Guide
 from vramsite.load import load_site
+from vramsite.publish.site import SiteBuild
 
 SEEDS = range(10)
 LINK = r"\[(?P<{0}>[^\]]+)\]\([^)]*\)"
@@ -351,3 +352,26 @@ def test_the_claims_hold_after_random_data_edits(tmp_path, seed):
     site = edits.site_copy(tmp_path / "site")
     perturb(site, random.Random(seed))
     check_all(site)
+
+
+def test_the_guide_description_spans_the_smallest_to_the_largest_model_size(tmp_path):
+    site = edits.live_copy(tmp_path / "site")
+    edits.append(site / "data" / "models.yaml", """
+  - id: 3B
+    name: 3B
+    params_billion: 3
+    layers: 28
+    attention: gqa
+    attention_heads: 24
+    kv_heads: 8
+    head_dim: 128
+    hidden_size: 3072
+    examples: [Llama 3.2 3B]
+""")
+    build = SiteBuild(site)
+    page = next(page for page in build.pages if page.id == "vram")
+    described = {locale.segment: re.search(r'<meta name="description" content="([^"]*)"',
+                                           build.render_page(page, locale).html.decode())[1]
+                 for locale in build.data.site.locales}
+    assert "fine-tuning 3B to 405B models" in described["en"]
+    assert "部署和微调 3B 到 405B 模型" in described["zh-cn"]
