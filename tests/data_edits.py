@@ -66,11 +66,23 @@ def add_card(site: Path, like: str, card_id: str, usd, **fields) -> None:
     write(site, "prices", prices)
 
 
-def render_page(site: Path, page_id: str) -> dict[str, str]:
-    """The Markdown twin of one page in every language, by URL segment, and the build that made it."""
+def set_selection(site: Path, selection: str) -> None:
+    """sizing.yaml's lookup.selection: cheapest or smallest_fit."""
+    sizing = read(site, "sizing")
+    sizing["lookup"]["selection"] = selection
+    write(site, "sizing", sizing)
+
+
+def rendered_page(site: Path, page_id: str) -> dict:
+    """One page rendered in every language, by URL segment (``.markdown`` and ``.html`` bytes), from one build."""
     build = SiteBuild(site)
     page = next(page for page in build.pages if page.id == page_id)
-    return {locale.segment: build.render_page(page, locale).markdown.decode() for locale in build.data.site.locales}
+    return {locale.segment: build.render_page(page, locale) for locale in build.data.site.locales}
+
+
+def render_page(site: Path, page_id: str) -> dict[str, str]:
+    """The Markdown twin of one page in every language, by URL segment."""
+    return {segment: rendered.markdown.decode() for segment, rendered in rendered_page(site, page_id).items()}
 
 
 def add_example_card(site: Path, usd: str, card_id: str = "rtx-pro-6000", name: str = "RTX PRO 6000",

@@ -18,7 +18,6 @@ import yaml
 import data_edits as edits
 from vramsite.calc import Guide
 from vramsite.load import load_site
-from vramsite.publish.site import SiteBuild
 
 SEEDS = range(10)
 LINK = r"\[(?P<{0}>[^\]]+)\]\([^)]*\)"
@@ -368,10 +367,7 @@ def test_the_guide_description_spans_the_smallest_to_the_largest_model_size(tmp_
     hidden_size: 3072
     examples: [Llama 3.2 3B]
 """)
-    build = SiteBuild(site)
-    page = next(page for page in build.pages if page.id == "vram")
-    described = {locale.segment: re.search(r'<meta name="description" content="([^"]*)"',
-                                           build.render_page(page, locale).html.decode())[1]
-                 for locale in build.data.site.locales}
+    described = {segment: re.search(r'<meta name="description" content="([^"]*)"', page.html.decode())[1]
+                 for segment, page in edits.rendered_page(site, "vram").items()}
     assert "fine-tuning 3B to 405B models" in described["en"]
     assert "部署和微调 3B 到 405B 模型" in described["zh-cn"]

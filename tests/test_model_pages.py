@@ -210,17 +210,9 @@ def test_a_linear_attention_model_keeps_a_fixed_state_and_caches_only_its_other_
     assert f"{state:,} 字节的固定状态" in pages["zh-cn"]
 
 
-def _set_selection(site: Path, selection: str) -> None:
-    sizing = edits.read(site, "sizing")
-    sizing["lookup"]["selection"] = selection
-    edits.write(site, "sizing", sizing)
-
-
 def _twin_and_html(site: Path, page_id: str) -> tuple[dict[str, str], dict[str, str]]:
     """One page's Markdown twin and HTML in every language, by URL segment, from one build."""
-    build = SiteBuild(site)
-    page = next(page for page in build.pages if page.id == page_id)
-    rendered = {locale.segment: build.render_page(page, locale) for locale in build.data.site.locales}
+    rendered = edits.rendered_page(site, page_id)
     return ({segment: page.markdown.decode() for segment, page in rendered.items()},
             {segment: page.html.decode() for segment, page in rendered.items()})
 
@@ -238,7 +230,7 @@ def test_the_methods_section_and_the_calculator_name_the_selection_rule(tmp_path
     assert '<p class="calc-choice"><strong>Cheapest fit (one card first)</strong>' in cheapest_html["en"]
     assert '<p class="calc-choice"><strong>最便宜的够用配置（单卡优先）</strong>' in cheapest_html["zh-cn"]
 
-    _set_selection(tmp_path, "smallest_fit")
+    edits.set_selection(tmp_path, "smallest_fit")
     smallest_twin, smallest_html = _twin_and_html(tmp_path, page)
     assert "cheapest single card" not in smallest_twin["en"]
     assert "最便宜单卡" not in smallest_twin["zh-cn"]

@@ -37,12 +37,6 @@ NOT_ABOUT_THE_ANSWER = {
 """Phrases that use those words of something other than the lookup's answer."""
 
 
-def _set_selection(site: Path, selection: str) -> None:
-    sizing = edits.read(site, "sizing")
-    sizing["lookup"]["selection"] = selection
-    edits.write(site, "sizing", sizing)
-
-
 def _readable(page_html: str) -> str:
     """What a reader sees of a page, and its description; a table's flag reads as in the twin ('— flag')."""
     description = " ".join(re.findall(r'<meta name="description" content="([^"]*)"', page_html))
@@ -74,14 +68,14 @@ def _misworded(site: Path, selection: str) -> list[str]:
 ], ids=["main-cheapest", "main-smallest_fit", "quick-smallest_fit", "quick-cheapest"])
 def test_no_page_words_its_answer_by_the_other_rule(tmp_path, source, selection):
     copy_sources(tmp_path, source)
-    _set_selection(tmp_path, selection)
+    edits.set_selection(tmp_path, selection)
     misworded = _misworded(tmp_path, selection)
     assert not misworded, "\n".join(misworded[:20])
 
 
 def test_the_check_finds_a_sentence_worded_by_the_other_rule(tmp_path):
     copy_sources(tmp_path, ROOT)
-    _set_selection(tmp_path, "smallest_fit")
+    edits.set_selection(tmp_path, "smallest_fit")
     gpu_page = tmp_path / "content" / "en" / "gpu.md"
     gpu_page.write_text(gpu_page.read_text(encoding="utf-8") + "\nThe cheapest card that fits.\n", encoding="utf-8")
     assert any(place.startswith("en/gpus/") and "The cheapest card that fits." in place
@@ -94,10 +88,8 @@ def test_the_check_finds_a_sentence_worded_by_the_other_rule(tmp_path):
 ])
 def test_the_lookup_caption_and_its_chart_name_the_rule(tmp_path, selection, en, zh):
     copy_sources(tmp_path, ROOT)
-    _set_selection(tmp_path, selection)
-    build = SiteBuild(tmp_path)
-    page = next(page for page in build.pages if page.id == "vram")
-    pages = {locale.segment: build.render_page(page, locale) for locale in build.data.site.locales}
+    edits.set_selection(tmp_path, selection)
+    pages = edits.rendered_page(tmp_path, "vram")
     assert f"**{en}**" in pages["en"].markdown.decode() and f"**{zh}**" in pages["zh-cn"].markdown.decode()
     assert f">{en}, for each model and method, coloured by price on a log scale." in pages["en"].html.decode()
     assert f">{zh}：每个模型和方法各一格，按价格以对数刻度着色。" in pages["zh-cn"].html.decode()
