@@ -415,12 +415,16 @@ def large_listing(folder: Path, suffix: str, rows: int = 100_000) -> Path:
 
 
 def fastest(attempts: int, work) -> tuple[float, object]:
-    """The shortest of a few runs of ``work``: the machine's other load only ever adds to a run's time."""
+    """The shortest processor time of a few runs of ``work``.
+
+    Processor time rather than wall time: on a shared 2-core machine, other jobs stretch the wall
+    clock of a run without changing how much work the run itself does.
+    """
     best, result = float("inf"), None
     for _ in range(attempts):
-        start = time.perf_counter()
+        start = time.process_time()
         result = work()
-        best = min(best, time.perf_counter() - start)
+        best = min(best, time.process_time() - start)
         if best < 2:
             break
     return best, result
@@ -459,7 +463,7 @@ def test_the_whole_import_of_100000_rows_takes_under_2_seconds(tmp_path, quick):
         (quick / PRICES).write_bytes(original)  # each run finds the prices to change, builds and writes
         return import_prices(quick, listing)
 
-    seconds, (report, summary) = fastest(2, whole_import)
+    seconds, (report, summary) = fastest(3, whole_import)
     assert "written from 100000 listings" in summary and report.startswith("### What this change does to")
     pricing = load_site(quick).pricing
     assert pricing.snapshot.machines == 100_000 and pricing.usd["rtx-4090"] == Decimal("0.30")
