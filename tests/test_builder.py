@@ -18,11 +18,11 @@ from vramsite.publish.site import render_site
 needs_fork = pytest.mark.skipif(not hasattr(os, "fork"), reason="this platform cannot fork")
 
 
-def _where_it_ran(root) -> dict[str, bytes]:
+def _where_it_ran(root, first=(), early=None) -> dict[str, bytes]:
     return {"pid": str(os.getpid()).encode(), "forks": str(can_fork()).encode()}
 
 
-def _slow(root) -> dict[str, bytes]:
+def _slow(root, first=(), early=None) -> dict[str, bytes]:
     time.sleep(5)
     return {"late": b"answer"}
 
@@ -31,7 +31,7 @@ class _Interrupted(Exception):
     """Raised by a timer in this process, as Ctrl-C raises KeyboardInterrupt."""
 
 
-def _crash(root) -> dict[str, bytes]:
+def _crash(root, first=(), early=None) -> dict[str, bytes]:
     raise ValueError(f"no build of {root.name} today")
 
 
@@ -77,6 +77,19 @@ def test_the_same_files_as_a_build_in_this_process_and_again_after_an_edit(build
     rebuilt = build(site)
     assert rebuilt == render_site(copy)
     assert any(b"255" in body for body in rebuilt.values())
+
+
+@needs_fork
+def test_the_pages_asked_for_first_come_back_before_the_whole_site_with_its_bytes(builder, tmp_path):
+    site = assemble_seed_site(tmp_path, "000")
+    early: list[dict[str, bytes]] = []
+    first = ("en/pricing.html", "zh-cn/vram.html.md", "index.html", "en/no-such-page.html")
+    files = builder()(site, first, early.append)
+    assert len(early) == 1, "one hand-over, before the whole site"
+    pages = {"en/pricing.html", "en/pricing.html.md", "zh-cn/vram.html", "zh-cn/vram.html.md"}
+    assert set(early[0]) == pages | {path for path in files if path.startswith("assets/") and "/charts/" not in path}
+    assert all(early[0][path] == files[path] for path in early[0])
+    assert files == render_site(site)
 
 
 @needs_fork

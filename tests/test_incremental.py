@@ -229,3 +229,39 @@ def test_a_page_reads_the_same_records_after_other_pages_filled_the_caches(built
         read = together[(locale.segment, page.id)]
         hidden = {(kind, name) for kind, name in alone if (kind, name) not in read and (kind, EVERY) not in read}
         assert hidden == set(), page.id
+
+
+def _page_paths(build: SiteBuild) -> list[str]:
+    return [f"{locale.segment}/{page.id}.html" for locale in build.data.site.locales for page in build.pages]
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_pages_rendered_first_are_the_whole_renders_bytes_and_change_nothing_of_it(built_once, tmp_path, workers):
+    """What the preview answers before the rest of a build is done (``pages_first``) is what the whole build
+    publishes, and rendering those pages first leaves every file of the build as it would have been."""
+    site = _edited_copy(built_once, tmp_path, "a price")
+    kept_before = tmp_path / "kept-before"
+    shutil.copytree(site / ".cache", kept_before)
+    build = SiteBuild(site, incremental=True)
+    paths = _page_paths(build)
+    first = paths[1::7] + [paths[-1] + ".md"]  # pages of every kind and both languages, a twin's path
+    early = build.pages_first(first)
+    files = build.render(workers)
+    assert {path.removesuffix(".md") for path in first} <= set(early)
+    assert {path: early[path] for path in early} == {path: files[path] for path in early}
+    shutil.rmtree(site / ".cache")
+    shutil.copytree(kept_before, site / ".cache")
+    assert _differences(files, SiteBuild(site, incremental=True).render(workers)) == []
+
+
+def test_the_quick_site_renders_its_pages_first_with_the_same_bytes(tmp_path):
+    site = tmp_path / "quick"
+    for name in SOURCES:
+        if (ROOT / "sites" / "quick" / name).is_dir():
+            shutil.copytree(ROOT / "sites" / "quick" / name, site / name)
+    build = SiteBuild(site)
+    paths = _page_paths(build)
+    early = build.pages_first(paths[::2])
+    files = build.render()
+    assert set(paths[::2]) <= set(early) and all(early[path] == files[path] for path in early)
+    assert _differences(files, SiteBuild(site).render()) == []

@@ -7,8 +7,10 @@ own process, a preview build therefore took one language after the other.
 So `serve` starts a builder first, before its first thread: a forked child
 that stays single-threaded, keeps its imports and caches warm from one build
 to the next, and shares each build's languages out among forked workers like
-`build`. A rebuild sends the site's folder over a pipe and gets back the
-files, the problems that stopped the build, or the builder's traceback.
+`build`. A rebuild sends the site's folder, with the paths of the pages to
+render first, over a pipe; it gets back those pages as soon as they are
+rendered (``early``), then the whole site's files, the problems that stopped
+the build, or the builder's traceback.
 
 Where the builder cannot be started (no ``os.fork``, or threads already
 running) or has gone away (killed), builds run in the calling process, the
@@ -28,21 +30,24 @@ from ..errors import InputError
 from .parallel import WorkerFailed, can_fork, kernel_kills_orphan, usable_cores
 from .site import render_site, render_site_collector_off
 
-Render = Callable[[Path], dict[str, bytes]]
+Early = Callable[[dict[str, bytes]], None]
+Render = Callable[[Path, tuple[str, ...], "Early | None"], dict[str, bytes]]
+"""``render(root, first, early)``: the whole site's files; the pages at the paths ``first`` go to ``early``
+first, where it is given (``site.render_site``)."""
 
 
-def render_kept(root: Path) -> dict[str, bytes]:
+def render_kept(root: Path, first: tuple[str, ...] = (), early: Early | None = None) -> dict[str, bytes]:
     """The site, rendering again only the pages a save can have changed (publish/incremental.py)."""
-    return render_site(root, incremental=True)
+    return render_site(root, incremental=True, first=first, early=early)
 
 
-def render_on_every_core(root: Path) -> dict[str, bytes]:
+def render_on_every_core(root: Path, first: tuple[str, ...] = (), early: Early | None = None) -> dict[str, bytes]:
     """``render_kept`` with the languages shared out among the cores, as `build` renders."""
-    return render_site_collector_off(root, usable_cores(), incremental=True)
+    return render_site_collector_off(root, usable_cores(), True, first, early)
 
 
 class Builder:
-    """A callable ``render(root)`` that builds in a forked, single-threaded child started on creation."""
+    """A ``Render`` that builds in a forked, single-threaded child started on creation."""
 
     def __init__(self, render: Render = render_on_every_core, fallback: Render = render_kept):
         self.fallback = fallback
@@ -56,16 +61,19 @@ class Builder:
         """True while builds go to the child."""
         return self._connection is not None
 
-    def __call__(self, root: Path) -> dict[str, bytes]:
+    def __call__(self, root: Path, first: tuple[str, ...] = (), early: Early | None = None) -> dict[str, bytes]:
         connection = self._connection
         if connection is None:
-            return self.fallback(root)
+            return self.fallback(root, first, early)
         try:
-            connection.send(str(root))
+            connection.send((str(root), tuple(first) if early else ()))
             outcome, value = connection.recv()
+            while outcome == "early":
+                early(value)
+                outcome, value = connection.recv()
         except (EOFError, OSError):  # the builder is gone: build here from now on
             self.close()
-            return self.fallback(root)
+            return self.fallback(root, first, early)
         except BaseException:  # interrupted: the pipe's next answer would be this build's, so stop using it
             self.close()
             raise
@@ -118,11 +126,11 @@ def _answer_builds(connection: Connection, render: Render) -> None:
     """Build each site folder the pipe brings, until it closes."""
     while True:
         try:
-            root = connection.recv()
+            root, first = connection.recv()
         except (EOFError, OSError):
             return
         try:
-            answer = ("files", render(Path(root)))
+            answer = ("files", render(Path(root), first, lambda files: connection.send(("early", files))))
         except InputError as error:
             answer = ("problems", error.problems)
         except Exception as error:  # noqa: BLE001 - sent to the server, which shows it on every page

@@ -10,6 +10,7 @@ together.
 from __future__ import annotations
 
 import gc
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -199,6 +200,29 @@ class SiteBuild:
                               {segment: set(catalog.missing) for segment, catalog in self.catalogs.items()},
                               {} if problems else self._downloads(locale), records, reused)
 
+    def pages_first(self, paths) -> dict[str, bytes]:
+        """The pages at ``paths`` ('en/pricing.html', or its twin's path), each with its twin, and the site's
+        static assets: the bytes ``render`` gives them, ready before the rest of the site is rendered.
+
+        The preview answers the pages in view from these (``publish/preview.py``). A path that is no page
+        (the language chooser, a download) is left out, and so is a page that does not render: ``render``
+        then reports its problems with every other one.
+        """
+        pages = {f"{locale.segment}/{page.id}.html": (page, locale)
+                 for locale in self.data.site.locales for page in self.pages}
+        files = {}
+        for path in dict.fromkeys(path.removesuffix(".md") for path in paths):
+            if path not in pages:
+                continue
+            page, locale = pages[path]
+            kept = self.memory.kept(locale.segment, page.id, self._derived_digest) if self.memory else None
+            try:
+                rendered = kept.page if kept else self.render_page(page, locale)
+            except InputError:
+                continue
+            files[path], files[path + ".md"] = rendered.html, rendered.markdown
+        return {**files, **self.assets.files} if files else {}
+
     def _downloads(self, locale) -> dict[tuple, dict[str, bytes]]:
         """The download files of every table shown so far in ``locale``'s language, written here so that the
         languages' workers share the work; a table they cannot be written for is left to ``render``, which
@@ -275,23 +299,32 @@ class SiteBuild:
         return files
 
 
-def render_site(root: Path, workers: int = 1, incremental: bool = False) -> dict[str, bytes]:
+def render_site(root: Path, workers: int = 1, incremental: bool = False, first: tuple[str, ...] = (),
+                early: Callable[[dict[str, bytes]], None] | None = None) -> dict[str, bytes]:
     """The whole site in memory, or InputError with every problem found.
 
     ``incremental``: render again only the pages whose inputs changed since the last build
     (``SiteBuild``), the same bytes as rendering all of them.
+
+    ``first``: paths of pages to hand to ``early`` before the rest is rendered
+    (``SiteBuild.pages_first``); ``early`` is not called when none of them rendered.
 
     When the data cannot be loaded no page can be rendered; the content files,
     layout templates and pages.yaml are then still read and compiled, so that
     one run lists their problems too.
     """
     try:
-        return SiteBuild(root, incremental).render(workers)
+        build = SiteBuild(root, incremental)
+        ready = build.pages_first(first) if first and early else {}
+        if ready:
+            early(ready)
+        return build.render(workers)
     except InputError as error:
         raise InputError(error.problems + source_problems(Path(root))) from None
 
 
-def render_site_collector_off(root: Path, workers: int, incremental: bool) -> dict[str, bytes]:
+def render_site_collector_off(root: Path, workers: int, incremental: bool, first: tuple[str, ...] = (),
+                              early: Callable[[dict[str, bytes]], None] | None = None) -> dict[str, bytes]:
     """``render_site`` with the cycle collector off while it runs, as `build`, `check` and the preview do.
 
     A build is short and keeps nearly every object it makes until it ends: the
@@ -300,7 +333,7 @@ def render_site_collector_off(root: Path, workers: int, incremental: bool) -> di
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        return render_site(root, workers, incremental)
+        return render_site(root, workers, incremental, first, early)
     finally:
         if was_enabled:
             gc.enable()
