@@ -27,7 +27,8 @@ from seed_sites import assemble_seed_site
 from vramsite import cli
 from vramsite.publish.downloads import exact
 from vramsite.publish.parallel import WorkerFailed, map_in_workers
-from vramsite.publish.serve import LISTEN_BACKLOG, PreviewSite, start_server
+from vramsite.publish.preview import PreviewSite
+from vramsite.publish.serve import LISTEN_BACKLOG, start_server
 from vramsite.publish.site import render_site
 
 on_linux = pytest.mark.skipif(not Path("/proc/self/stat").is_file(), reason="needs /proc to find worker processes")
@@ -377,7 +378,7 @@ def test_a_change_is_built_once_however_many_requests_arrive(preview):
 
 
 def test_a_crashing_preview_build_logs_one_line_unless_debugging(tmp_path):
-    def crash(root):
+    def crash(root, first, early):
         raise OSError(28, "No space left on device")
 
     for debug in (False, True):

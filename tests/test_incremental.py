@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from vramsite.load.reads import EVERY
-from vramsite.publish.serve import PreviewSite
+from vramsite.publish.preview import PreviewSite
 from vramsite.publish.site import SiteBuild
 
 ROOT = Path(__file__).resolve().parent.parent

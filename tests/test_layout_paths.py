@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from cli_support import ROOT
 from vramsite.layout import STATIC_FOLDER, SiteLayout, relative_url
 from vramsite.publish.pages import Assets
-from vramsite.publish.serve import PreviewSite
+from vramsite.publish.preview import PreviewSite
 from vramsite.publish.stamp import ENGINE_FOLDERS
 
 names = st.sampled_from(["en", "zh-cn", "gpus", "models", "data", "assets", "a40.html", "vram.html.md", "x"])

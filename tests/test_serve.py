@@ -12,8 +12,10 @@ from pathlib import Path
 import pytest
 
 from seed_sites import assemble_seed_site
-from vramsite.publish.serve import reload_script, resolve, start_server, with_reload
-from vramsite.publish.site import render_site
+from vramsite.errors import InputError, Problem
+from vramsite.publish.preview import resolve
+from vramsite.publish.serve import reload_script, start_server, with_reload
+from vramsite.publish.site import SiteBuild, render_site
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -119,13 +121,18 @@ def test_resolve_maps_urls_to_files():
     assert resolve(files, "/nothing") == (None, None)
 
 
-RELOAD_SCRIPT = re.compile(r'<script>new EventSource\("/__reload\?since=(\d+)"\)')
+RELOAD_SCRIPT = re.compile(r'<script>new EventSource\("/__reload\?since=(\d+)&page=([\w./-]*)"\)')
 
 
 def _served_build(body: str) -> int:
+    return _reload_of(body)[0]
+
+
+def _reload_of(body: str) -> tuple[int, str]:
+    """The build a served page came from, and the path its reload stream names."""
     found = RELOAD_SCRIPT.findall(body)
     assert len(found) == 1, "one reload script per served page"
-    return int(found[0])
+    return int(found[0][0]), found[0][1]
 
 
 def _first_event(url: str) -> tuple[str, float]:
@@ -173,6 +180,119 @@ def test_a_failed_build_reloads_the_page_too_and_its_problem_page_listens(previe
     assert status == 500 and _served_build(body) == build + 1
 
 
+class _Gate:
+    """A preview's render that hands its first pages over, then waits to be let through before the rest."""
+
+    def __init__(self, fail_after_handing_over: bool = False):
+        self.open = threading.Event()
+        self.open.set()
+        self.fail = fail_after_handing_over
+
+    def __call__(self, root, first, early):
+        build = SiteBuild(root, incremental=True)
+        ready = build.pages_first(first)
+        if ready:
+            early(ready)
+        assert self.open.wait(timeout=60)
+        if self.fail:
+            raise InputError([Problem("content/en/vram.md", 3, "", "a problem found after the first pages")])
+        return build.render()
+
+
+@pytest.fixture
+def gated(tmp_path):
+    """Like ``preview``, rendering through a ``_Gate``; yields (site folder, base URL, PreviewSite, gate)."""
+    assemble_seed_site(tmp_path, "000")
+    gate = _Gate()
+    server, site = start_server(tmp_path, port=0, log=lambda line: None, render=gate)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield tmp_path, f"http://127.0.0.1:{server.server_address[1]}", site, gate
+    gate.open.set()
+    server.shutdown()
+    server.server_close()
+
+
+def _in_background(url: str) -> tuple[threading.Thread, dict]:
+    got: dict = {}
+    thread = threading.Thread(target=lambda: got.update(answer=fetch(url)), daemon=True)
+    thread.start()
+    return thread, got
+
+
+def test_the_page_asked_for_is_answered_before_the_rest_of_the_site_is_built(gated):
+    folder, base, site, gate = gated
+    build = _served_build(fetch(base + "/en/pricing.html")[2])
+    gate.open.clear()
+    edit(folder / "content" / "en" / "pricing.md", "Prices are per card", "Every price is per card")
+
+    status, _, page = fetch(base + "/en/pricing.html")  # the rest of the build is held at the gate
+    assert status == 200 and "Every price is per card" in page and _reload_of(page) == (build + 1, "en/pricing.html")
+    assert fetch(base + "/assets/style.css")[0] == 200, "the page's stylesheet comes with it"
+    twin = fetch(base + "/en/pricing.html.md")[2]
+    assert "Every price is per card" in twin
+    waiting, got = _in_background(base + "/sitemap.xml")
+    other, got_other = _in_background(base + "/en/vram.html")
+    time.sleep(0.5)
+    assert waiting.is_alive() and other.is_alive(), "the rest of the site waits for the whole build"
+
+    gate.open.set()
+    waiting.join(timeout=60)
+    other.join(timeout=60)
+    assert got["answer"][0] == 200 and _served_build(got_other["answer"][2]) == build + 1
+    files, problems = site.current()
+    assert problems == [] and with_reload(files["en/pricing.html"], build + 1, "en/pricing.html").decode() == page
+    assert files["en/pricing.html.md"].decode() == twin
+
+
+def test_an_open_page_reloads_as_soon_as_its_page_is_rendered(gated):
+    folder, base, site, gate = gated
+    build = _served_build(fetch(base + "/en/vram.html")[2])
+    result = {}
+    stream = f"{base}/__reload?since={build}&page=en/pricing.html"
+    waiting = threading.Thread(target=lambda: result.update(event=_first_event(stream)))
+    waiting.start()
+    time.sleep(0.3)
+    gate.open.clear()
+    edit(folder / "data" / "prices.yaml", "{gpu: a40, usd: 240}", "{gpu: a40, usd: 275}")
+    waiting.join(timeout=30)
+    assert result["event"][0] == f"event: reload\ndata: {build + 1}\n", "it reloads while the build goes on"
+    assert site._running is not None, "the rest of the site was still held at the gate"
+    assert "$275" in fetch(base + "/en/pricing.html")[2]
+    gate.open.set()
+
+
+def test_a_build_that_fails_after_handing_pages_over_reloads_them_into_its_problems(gated):
+    folder, base, site, gate = gated
+    build = _served_build(fetch(base + "/en/pricing.html")[2])
+    gate.open.clear()
+    gate.fail = True
+    edit(folder / "content" / "en" / "pricing.md", "Prices are per card", "Every price is per card")
+    status, _, page = fetch(base + "/en/pricing.html")
+    assert status == 200 and _served_build(page) == build + 1
+    gate.open.set()
+    event, _ = _first_event(f"{base}/__reload?since={build + 1}&page=en/pricing.html")
+    assert event == f"event: reload\ndata: {build + 2}\n"
+    status, _, body = fetch(base + "/en/pricing.html")
+    assert status == 500 and "a problem found after the first pages" in body and _served_build(body) == build + 2
+
+
+def test_a_save_while_a_build_runs_is_never_answered_from_that_build(gated):
+    folder, base, site, gate = gated
+    fetch(base + "/en/pricing.html")
+    gate.open.clear()
+    pricing = folder / "content" / "en" / "pricing.md"
+    edit(pricing, "Prices are per card", "Every price is per card")
+    assert "Every price is per card" in fetch(base + "/en/pricing.html")[2]
+    edit(pricing, "Every price is per card", "Each price is per card")
+    time.sleep(0.05)  # a modification time the first edit's build did not see
+    waiting, got = _in_background(base + "/en/pricing.html")
+    time.sleep(0.5)
+    assert waiting.is_alive(), "the page of the build under way is older than the save"
+    gate.open.set()
+    waiting.join(timeout=60)
+    assert "Each price is per card" in got["answer"][2] and site.builds == 3
+
+
 def test_the_built_site_carries_no_reload_script(tmp_path):
     assemble_seed_site(tmp_path, "000")
     files = render_site(tmp_path)
@@ -180,7 +300,7 @@ def test_the_built_site_carries_no_reload_script(tmp_path):
     assert pages
     assert not [path for path, content in files.items() if b"EventSource" in content or b"__reload" in content]
     page = b"<!DOCTYPE html><html><body><p>x</p></body></html>"
-    assert with_reload(page, 3) == page.replace(b"</body>", reload_script(3) + b"</body>")
+    assert with_reload(page, 3, "en/a.html") == page.replace(b"</body>", reload_script(3, "en/a.html") + b"</body>")
 
 
 def _children(pid: int) -> set[int]:

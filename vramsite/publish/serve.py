@@ -5,22 +5,21 @@ served with the standard library's HTTP server. Before answering a request
 the server compares the modification times of every file under data/,
 content/, templates/ and locales/ (and the engine's templates/ and locales/,
 which a site falls back on) with those of the last build, and rebuilds if
-any changed, appeared or went away. While a build fails, every request
-gets an HTML page listing the problems (file:line: field: message); the next
-request after the fix shows the site again.
+any changed, appeared or went away (``preview.py``: the page asked for and
+the pages open in a browser are rendered first, and answered before the rest
+of the site is done). While a build fails, every request gets an HTML page
+listing the problems (file:line: field: message); the next request after
+the fix shows the site again.
 
 Each HTML page the preview serves (never a file of the built site) carries a
-small script that listens on ``/__reload`` with server-sent events: the
-connection checks the sources as a request does and tells the page to reload
-itself as soon as a build newer than the page's own is done, failed builds
-included.
+small script that listens on ``/__reload`` with server-sent events, naming
+the build it came from and its own path: the connection checks the sources
+as a request does and tells the page to reload itself as soon as a newer
+build can answer it, failed builds included.
 
-Requests are answered on threads of their own. One lock covers checking the
-sources and rebuilding, so a change is built once however many requests
-arrive meanwhile, and each request serves one whole build, never a mix.
-`serve` renders in a builder process started before the first thread
-(``builder.py``), which shares the languages out among the cores as `build`
-does.
+Requests are answered on threads of their own. `serve` renders in a builder
+process started before the first thread (``builder.py``), which shares the
+languages out among the cores as `build` does.
 """
 
 from __future__ import annotations
@@ -30,18 +29,16 @@ import mimetypes
 import posixpath
 import sys
 import threading
-import time
 import traceback
 from collections.abc import Callable
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from urllib.parse import unquote, urlsplit
+from urllib.parse import parse_qs, quote, urlsplit
 
-from ..errors import InputError, Problem, in_words
-from ..layout import SiteLayout
-from .builder import Builder, render_kept
-from .parallel import WorkerFailed
+from ..errors import Problem, in_words
+from .builder import Builder, Render, render_kept
+from .preview import PreviewSite, resolve
 
 TEXT_TYPES = {
     ".html": "text/html",
@@ -57,8 +54,8 @@ TEXT_TYPES = {
 
 RELOAD_PATH = "/__reload"
 """The server-sent events the preview's pages listen on; no file of a site is served there."""
-RELOAD_POLL_SECONDS = 0.5
-"""How often a waiting page's connection checks the sources."""
+RELOAD_POLL_SECONDS = 0.1
+"""How often a waiting page's connection checks the sources (a look at some fifty files' times: about 0.5 ms)."""
 HEARTBEAT_SECONDS = 15
 """How often an idle connection sends a comment, so that a closed tab ends its thread."""
 
@@ -68,77 +65,6 @@ LISTEN_BACKLOG = 1024
 
 class ServeError(Exception):
     """The preview cannot start: the address is taken, not this machine's, or not allowed."""
-
-
-class PreviewSite:
-    """The site as last built from ``root``, rebuilt on demand when a source file changed."""
-
-    def __init__(self, root: Path, render: Callable[[Path], dict[str, bytes]] = render_kept,
-                 log: Callable[[str], None] | None = None, debug: bool = False):
-        self.root = Path(root)
-        self.render = render
-        self.log = log or _print
-        self.debug = debug
-        self.files: dict[str, bytes] = {}
-        self.problems: list[Problem] = []
-        self.builds = 0
-        self._stamp: tuple | None = None
-        self._lock = threading.Lock()
-
-    def folders(self) -> list[Path]:
-        """The site's watched folders, and the engine's templates and catalogs that a site falls back on."""
-        folders = SiteLayout(self.root).watched_folders(("templates", "locales"))
-        return [folder for folder in folders if folder.is_dir()]
-
-    def stamp(self) -> tuple:
-        """Path, modification time and size of every file under the watched folders."""
-        entries = []
-        for folder in self.folders():
-            for path in folder.rglob("*"):
-                try:
-                    status = path.stat()
-                except OSError:  # removed while we looked
-                    continue
-                if path.is_file():
-                    entries.append((str(path), status.st_mtime_ns, status.st_size))
-        return tuple(sorted(entries))
-
-    def current(self) -> tuple[dict[str, bytes], list[Problem]]:
-        """The files of the latest build, or the problems that stopped it; rebuilds first if sources changed."""
-        files, problems, _ = self.snapshot()
-        return files, problems
-
-    def snapshot(self) -> tuple[dict[str, bytes], list[Problem], int]:
-        """``current()`` and the number of the build it comes from, taken together."""
-        with self._lock:
-            stamp = self.stamp()
-            if stamp != self._stamp:
-                self._stamp = stamp
-                self._rebuild()
-            return self.files, self.problems, self.builds
-
-    def _rebuild(self) -> None:
-        started = time.monotonic()
-        self.builds += 1
-        try:
-            self.files, self.problems = self.render(self.root), []
-        except InputError as error:
-            self.files, self.problems = {}, list(error.problems)
-        except Exception as error:  # noqa: BLE001 - a preview shows any failure instead of dying
-            self.files = {}
-            # A failure in the builder process arrives as WorkerFailed, its message already naming the exception.
-            what = str(error) if isinstance(error, WorkerFailed) else f"{type(error).__name__}: {error}"
-            self.problems = [Problem("(build)", None, "", f"the build crashed: {what}")]
-            if self.debug:
-                self.log(getattr(error, "worker_traceback", "") or traceback.format_exc())
-        seconds = time.monotonic() - started
-        if self.problems:
-            count = len(self.problems)
-            self.log(f"build failed, {count} problem{'s' if count != 1 else ''} (shown on every page):")
-            for problem in self.problems:
-                self.log(f"  {problem}")
-        else:
-            self.log(f"built {len(self.files)} files in {seconds:.1f} s")
 
 
 def error_page(problems: list[Problem]) -> bytes:
@@ -170,42 +96,24 @@ and shows the site again once it builds.</p>
 """.encode("utf-8")
 
 
-def reload_script(build: int) -> bytes:
-    """The script a preview page runs: reload once a build newer than ``build`` is done."""
-    return (f'<script>new EventSource("{RELOAD_PATH}?since={build}").addEventListener("reload", '
-            'function () { location.reload(); });</script>').encode("utf-8")
+def reload_script(build: int, page: str) -> bytes:
+    """The script a preview page runs: reload once a build newer than ``build`` can answer ``page`` (its path)."""
+    return (f'<script>new EventSource("{RELOAD_PATH}?since={build}&page={quote(page, safe="/")}")'
+            '.addEventListener("reload", function () { location.reload(); });</script>').encode("utf-8")
 
 
-def with_reload(page: bytes, build: int) -> bytes:
+def with_reload(page: bytes, build: int, path: str) -> bytes:
     """An HTML page with the reload script just before its closing </body> (or at its end)."""
-    script = reload_script(build)
+    script = reload_script(build, path)
     at = page.rfind(b"</body>")
     return page + script if at < 0 else page[:at] + script + page[at:]
 
 
-def reload_since(url_path: str) -> int:
-    """The build a page listening on /__reload?since=N was served from (-1 when it does not say)."""
-    query = urlsplit(url_path).query
-    values = [value for key, _, value in (item.partition("=") for item in query.split("&")) if key == "since"]
-    return int(values[0]) if values and values[0].isdigit() else -1
-
-
-def resolve(files: dict[str, bytes], url_path: str) -> tuple[str | None, str | None]:
-    """(file to serve, or None) and (a path to redirect to, or None) for a request path."""
-    path = unquote(urlsplit(url_path).path)
-    clean = posixpath.normpath("/" + path.lstrip("/")).lstrip("/")
-    if clean in (".", ""):
-        clean = ""
-    if path.endswith("/") and clean:
-        clean += "/"
-    if clean == "" or clean.endswith("/"):
-        index = clean + "index.html"
-        return (index, None) if index in files else (None, None)
-    if clean in files:
-        return clean, None
-    if f"{clean}/index.html" in files:
-        return None, f"/{clean}/"
-    return None, None
+def reload_query(url_path: str) -> tuple[int, str]:
+    """The build a page listening on /__reload?since=N&page=P was served from (-1 when it does not say), and P."""
+    query = parse_qs(urlsplit(url_path).query)
+    since = query.get("since", [""])[0]
+    return (int(since) if since.isdigit() else -1), query.get("page", [""])[0]
 
 
 def content_type(path: str) -> str:
@@ -214,10 +122,6 @@ def content_type(path: str) -> str:
     if kind.startswith("text/") or kind in ("application/xml", "application/json", "image/svg+xml"):
         kind += "; charset=utf-8"
     return kind
-
-
-def _print(message: str) -> None:
-    print(message, file=sys.stderr, flush=True)
 
 
 class PreviewServer(ThreadingHTTPServer):
@@ -251,29 +155,29 @@ def make_handler(site: PreviewSite) -> type[BaseHTTPRequestHandler]:
 
         def _answer(self, head: bool) -> None:
             if urlsplit(self.path).path == RELOAD_PATH:
-                self._events(reload_since(self.path), head)
+                self._events(*reload_query(self.path), head)
                 return
-            files, problems, build = site.snapshot()
-            if problems:
-                self._send(HTTPStatus.INTERNAL_SERVER_ERROR, with_reload(error_page(problems), build),
-                           "text/html; charset=utf-8", head)
-                return
+            files, problems, build = site.answer(self.path)
             path, redirect = resolve(files, self.path)
-            if redirect:
+            page = path or urlsplit(self.path).path.lstrip("/")
+            if problems:
+                self._send(HTTPStatus.INTERNAL_SERVER_ERROR, with_reload(error_page(problems), build, page),
+                           "text/html; charset=utf-8", head)
+            elif redirect:
                 self.send_response(HTTPStatus.MOVED_PERMANENTLY)
                 self.send_header("Location", redirect)
                 self.send_header("Content-Length", "0")
                 self.end_headers()
             elif path is not None:
                 kind = content_type(path)
-                body = with_reload(files[path], build) if kind.startswith("text/html") else files[path]
+                body = with_reload(files[path], build, path) if kind.startswith("text/html") else files[path]
                 self._send(HTTPStatus.OK, body, kind, head)
             else:
                 body = files.get("404.html", b"<!DOCTYPE html><title>Not found</title><p>Not found.</p>")
-                self._send(HTTPStatus.NOT_FOUND, with_reload(body, build), "text/html; charset=utf-8", head)
+                self._send(HTTPStatus.NOT_FOUND, with_reload(body, build, page), "text/html; charset=utf-8", head)
 
-        def _events(self, since: int, head: bool) -> None:
-            """Server-sent events: one "reload" once the sources build anew after build ``since``."""
+        def _events(self, since: int, page: str, head: bool) -> None:
+            """Server-sent events: one "reload" once a build newer than ``since`` can answer ``page``."""
             self.send_response(HTTPStatus.OK)
             self.send_header("Content-Type", "text/event-stream; charset=utf-8")
             self.send_header("Cache-Control", "no-store")
@@ -281,18 +185,18 @@ def make_handler(site: PreviewSite) -> type[BaseHTTPRequestHandler]:
             if head:
                 return
             quiet = 0.0
-            while True:
-                _, _, build = site.snapshot()
-                if build != since:
-                    self.wfile.write(f"event: reload\ndata: {build}\n\n".encode("utf-8"))
-                    self.wfile.flush()
-                    return
-                if quiet >= HEARTBEAT_SECONDS:
-                    self.wfile.write(b": waiting\n\n")  # fails once the page is gone, ending this thread
-                    self.wfile.flush()
-                    quiet = 0.0
-                time.sleep(RELOAD_POLL_SECONDS)
-                quiet += RELOAD_POLL_SECONDS
+            with site.viewing(page):
+                while True:
+                    build = site.newer_than(since, page, RELOAD_POLL_SECONDS)
+                    if build is not None:
+                        self.wfile.write(f"event: reload\ndata: {build}\n\n".encode("utf-8"))
+                        self.wfile.flush()
+                        return
+                    quiet += RELOAD_POLL_SECONDS
+                    if quiet >= HEARTBEAT_SECONDS:
+                        self.wfile.write(b": waiting\n\n")  # fails once the page is gone, ending this thread
+                        self.wfile.flush()
+                        quiet = 0.0
 
         def _send(self, status: HTTPStatus, body: bytes, kind: str, head: bool) -> None:
             self.send_response(status)
@@ -311,7 +215,7 @@ def make_handler(site: PreviewSite) -> type[BaseHTTPRequestHandler]:
 
 def start_server(root: Path, host: str = "127.0.0.1", port: int = 8000,
                  log: Callable[[str], None] | None = None, debug: bool = False,
-                 render: Callable[[Path], dict[str, bytes]] = render_kept) -> tuple[PreviewServer, PreviewSite]:
+                 render: Render = render_kept) -> tuple[PreviewServer, PreviewSite]:
     """A bound server (port 0: any free port) and its site; call ``serve_forever`` to run it.
 
     Raises ServeError, saying why in words, when the address cannot be listened on.
