@@ -96,6 +96,11 @@ class SiteLayout:
         return self.root / self.content_name(segment, source)
 
 
+def page_path(segment: str, key: str) -> str:
+    """Where a page in one language lives in the built site: en/gpus/a40.html (its twin: that + ".md")."""
+    return f"{segment}/{key}.html"
+
+
 def download_path(table_id: str, ext: str, segment: str) -> str:
     """Where a table's file in one language lives in the built site: data/en/lookup.json."""
     return f"data/{segment}/{table_id}.{ext}"

@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from ..errors import InputError
-from ..layout import SOURCE_FOLDERS, SiteLayout
+from ..layout import SOURCE_FOLDERS, SiteLayout, page_path
 from ..render.scope import MD, Scope
 from ..render.services import BuildListener
 from .site import SiteBuild
@@ -149,7 +149,7 @@ def site_text(root: Path) -> SiteText:
     pages: dict[str, PageText] = {}
     for page in build.pages:
         for locale in build.data.site.locales:
-            path = f"{locale.segment}/{page.id}.html"
+            path = page_path(locale.segment, page.id)
             twin = files[path + ".md"].decode("utf-8")
             scope = build.renderer.scope(page, locale, MD)
             tables = {table_id: _table_text(table, scope, scope.cell)

@@ -14,7 +14,7 @@ from babel import Locale as BabelLocale
 from markupsafe import Markup
 
 from ..errors import InputError, Problem
-from ..layout import STATIC_FOLDER, SiteLayout, relative_url
+from ..layout import STATIC_FOLDER, SiteLayout, page_path, relative_url
 from ..load.pages import PAGES_FILE, PageSpec
 from ..render.content import html_meta, layout_problem, page_meta, read_content, render_content
 from ..render.markdown import section_headings, section_pairs, strip_heading_ids
@@ -96,7 +96,7 @@ class PageRenderer:
     def scope(self, page: PageSpec, locale, mode: str, facts=None) -> Scope:
         """What the page's content and layouts see in one language and format."""
         card, model = self._subjects(page)
-        return Scope(self.services.scope, locale, mode, f"{locale.segment}/{page.id}.html", page.params, card, facts,
+        return Scope(self.services.scope, locale, mode, page_path(locale.segment, page.id), page.params, card, facts,
                      model)
 
     def _subjects(self, page: PageSpec) -> tuple:
@@ -164,7 +164,7 @@ class PageRenderer:
         here = posixpath.dirname(scope.page_path)
         result = []
         for locale in self.services.locales:
-            target = f"{locale.segment}/{key}.html"
+            target = page_path(locale.segment, key)
             url = relative_url(target, here)
             result.append({"locale": locale, "name": language_name(locale), "url": url, "twin": url + ".md",
                            "current": locale == scope.locale})

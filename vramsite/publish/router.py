@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..errors import UnknownId
+from ..layout import page_path
 from ..load.model import LocaleConfig
 
 
@@ -29,4 +30,4 @@ class Router:
         key = self.key_of(target)
         if key not in self.keys:
             raise UnknownId("page", key, tuple(self.keys))
-        return f"{locale.segment}/{key}.html"
+        return page_path(locale.segment, key)

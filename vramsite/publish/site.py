@@ -19,7 +19,7 @@ from jinja2 import Environment, TemplateSyntaxError
 
 from ..calc import Guide
 from ..errors import InputError, Problem
-from ..layout import SiteLayout
+from ..layout import SiteLayout, page_path
 from ..load.assemble import load_site_sources
 from ..load.pages import PAGES_FILE, PageSpec, read_page_specs, read_pages
 from ..load.reads import reading, tracked_data
@@ -149,7 +149,7 @@ class SiteBuild:
         rendered = [page for output in outputs for page in output.pages]
         files = SiteFiles()
         for page in rendered:
-            path = f"{page.locale.segment}/{page.key}.html"
+            path = page_path(page.locale.segment, page.key)
             source = f"{PAGES_FILE} ({page.key})"
             files.add(path, page.html, source)
             files.add(path + ".md", page.markdown, source)
@@ -208,7 +208,7 @@ class SiteBuild:
         (the language chooser, a download) is left out, and so is a page that does not render: ``render``
         then reports its problems with every other one.
         """
-        pages = {f"{locale.segment}/{page.id}.html": (page, locale)
+        pages = {page_path(locale.segment, page.id): (page, locale)
                  for locale in self.data.site.locales for page in self.pages}
         files = {}
         for path in dict.fromkeys(path.removesuffix(".md") for path in paths):
