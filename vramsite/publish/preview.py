@@ -110,27 +110,28 @@ class PreviewSite:
     def snapshot(self) -> tuple[dict[str, bytes], list[Problem], int]:
         """``current()`` and the number of the build it comes from, taken together."""
         with self._changed:
-            self._build_if_changed()
-            while self._running is not None:
-                self._changed.wait()
-                self._build_if_changed()
-            return self.files, self.problems, self._finished
+            return self._answered(lambda running: False)
 
     def answer(self, url_path: str) -> tuple[dict[str, bytes], list[Problem], int]:
         """``snapshot()`` for a request of ``url_path``: from a build under way as soon as the page is among
         the pages it renders first."""
         with self._changed:
-            wanted = resolve(self.files, url_path)[0] or _plain_path(url_path)
+            wanted = resolve(self.files, url_path)[0] or site_path(url_path)
             if wanted.endswith(".html"):
                 self._recent = [wanted] + [path for path in self._recent if path != wanted][:RECENT_PAGES - 1]
+            return self._answered(lambda running: running.answers(resolve(running.ready, url_path)[0]))
+
+    def _answered(self, early: Callable[[RunningBuild], bool]) -> tuple[dict[str, bytes], list[Problem], int]:
+        """The files, problems and number of the build a request is answered from, once there is one (lock
+        held): the build under way where ``early`` says what it handed over will do, else the whole build
+        (a source changed since the last one: the next, which this starts)."""
+        self._build_if_changed()
+        while self._running is not None:
+            if early(self._running):
+                return self._running.ready, [], self._running.number
+            self._changed.wait()
             self._build_if_changed()
-            while self._running is not None:
-                running = self._running
-                if running.answers(resolve(running.ready, url_path)[0]):
-                    return running.ready, [], running.number
-                self._changed.wait()
-                self._build_if_changed()
-            return self.files, self.problems, self._finished
+        return self.files, self.problems, self._finished
 
     def newer_than(self, since: int, page: str, seconds: float) -> int | None:
         """The number of a build newer than ``since`` that ``page`` can be answered from, once there is one
@@ -224,7 +225,7 @@ class PreviewSite:
 
 def resolve(files: dict[str, bytes], url_path: str) -> tuple[str | None, str | None]:
     """(file to serve, or None) and (a path to redirect to, or None) for a request path."""
-    clean = _plain_path(url_path)
+    clean = site_path(url_path)
     if clean == "" or clean.endswith("/"):
         index = clean + "index.html"
         return (index, None) if index in files else (None, None)
@@ -235,7 +236,7 @@ def resolve(files: dict[str, bytes], url_path: str) -> tuple[str | None, str | N
     return None, None
 
 
-def _plain_path(url_path: str) -> str:
+def site_path(url_path: str) -> str:
     """A request path as a path in the site, unquoted and kept inside it ('en/', 'en/vram.html', '')."""
     path = unquote(urlsplit(url_path).path)
     clean = posixpath.normpath("/" + path.lstrip("/")).lstrip("/")

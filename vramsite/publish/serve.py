@@ -38,7 +38,7 @@ from urllib.parse import parse_qs, quote, urlsplit
 
 from ..errors import Problem, in_words
 from .builder import Builder, Render, render_kept
-from .preview import PreviewSite, resolve
+from .preview import PreviewSite, resolve, site_path
 
 TEXT_TYPES = {
     ".html": "text/html",
@@ -159,7 +159,7 @@ def make_handler(site: PreviewSite) -> type[BaseHTTPRequestHandler]:
                 return
             files, problems, build = site.answer(self.path)
             path, redirect = resolve(files, self.path)
-            page = path or urlsplit(self.path).path.lstrip("/")
+            page = path or site_path(self.path)
             if problems:
                 self._send(HTTPStatus.INTERNAL_SERVER_ERROR, with_reload(error_page(problems), build, page),
                            "text/html; charset=utf-8", head)
