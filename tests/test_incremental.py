@@ -12,6 +12,7 @@ import pytest
 from vramsite.load.reads import EVERY
 from vramsite.publish.preview import PreviewSite
 from vramsite.publish.site import SiteBuild
+from vramsite.signed_cache import read_signed
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = ("data", "content", "templates", "locales")
@@ -220,8 +221,8 @@ def test_a_page_reads_the_same_records_after_other_pages_filled_the_caches(built
     """What a page read, rendered after every other (its tables, grid and facts taken from the caches), holds
     everything it reads rendered first in a fresh build: no cache hides a read."""
     site, _ = built_once
-    with open(site / ".cache" / "pages.pickle", "rb") as kept:
-        together = {(record.segment, record.key): record.reads for record in pickle.load(kept)["records"]}
+    kept = read_signed(site / ".cache" / "pages.pickle")
+    together = {(record.segment, record.key): record.reads for record in pickle.loads(kept)["records"]}
     for page in SiteBuild(site).pages:
         fresh = SiteBuild(site, incremental=True)
         locale = fresh.data.site.locales[-1]

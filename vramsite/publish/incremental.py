@@ -20,6 +20,8 @@ The site's other files (sitemap, llms.txt, the root and 404 pages,
 downloads, chart files) are always made afresh from the pages and the data.
 A build that left UI strings missing from a catalog keeps no record (a kept
 page would not ask for them again), so the next build renders everything.
+The file is signed (``signed_cache.py``): one this machine did not write, a
+committed or planted one, is never unpickled, and the build runs cold.
 """
 
 from __future__ import annotations
@@ -27,7 +29,6 @@ from __future__ import annotations
 import dataclasses
 import enum
 import hashlib
-import os
 import pickle
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -36,6 +37,7 @@ from pathlib import Path
 from ..layout import SiteLayout
 from ..load.model import SiteData
 from ..load.reads import EVERY, TRACKED_KINDS, Read
+from ..signed_cache import read_signed, write_signed
 from .stamp import source_digests
 
 FORMAT = 3
@@ -168,10 +170,12 @@ class PageMemory:
         return False
 
     def _load(self):
+        kept = read_signed(self.file)  # before unpickling: a file this machine did not sign is never loaded
+        if kept is None:
+            return None
         try:
-            with open(self.file, "rb") as kept:
-                stored = pickle.load(kept)
-        except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, TypeError, ValueError):
+            stored = pickle.loads(kept)
+        except (EOFError, pickle.UnpicklingError, AttributeError, ImportError, TypeError, ValueError):
             return None
         if not isinstance(stored, dict) or stored.get("format") != FORMAT:
             return None
@@ -181,12 +185,8 @@ class PageMemory:
         """Keep this build's pages for the next; a file that cannot be written only costs the next build its
         shortcut."""
         try:
-            self.file.parent.mkdir(parents=True, exist_ok=True)
-            temporary = self.file.with_suffix(".tmp")
-            with open(temporary, "wb") as out:
-                pickle.dump({"format": FORMAT, "inputs": self.now, "records": records}, out,
-                            protocol=pickle.HIGHEST_PROTOCOL)
-            os.replace(temporary, self.file)
+            write_signed(self.file, pickle.dumps({"format": FORMAT, "inputs": self.now, "records": records},
+                                                 protocol=pickle.HIGHEST_PROTOCOL))
         except OSError:
             self.forget()
 

@@ -6,7 +6,9 @@ schemas, templates and catalogs, and the versions of Python and the
 libraries) and the size and modification time of every file the build
 left in the output folder. When both still match, the build has nothing to
 do and does not even load the renderer. Anything else, a touched output
-file included, means a full build. Imports here are cheap on purpose.
+file included, means a full build. The stamp is signed (``signed_cache.py``):
+one this machine did not write, a committed one, never skips a build.
+Imports here are cheap on purpose.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import sys
 from pathlib import Path
 
 from ..layout import SiteLayout
+from ..signed_cache import read_signed, write_signed
 
 ENGINE_FOLDERS = ("vramsite", "templates", "locales")
 LIBRARIES = ("jinja2", "markdown-it-py", "mdit-py-plugins", "pyyaml", "babel", "jsonschema")
@@ -101,9 +104,10 @@ def _output_state(out: Path, paths) -> dict[str, list[int]]:
 
 def is_current(site_root: Path, out: Path, digest: str) -> bool:
     """True when the last build of these inputs into ``out`` is still there, untouched."""
+    kept = read_signed(SiteLayout(site_root).build_stamp)  # a committed stamp must not skip a build
     try:
-        stamp = json.loads(SiteLayout(site_root).build_stamp.read_text(encoding="utf-8"))
-    except (FileNotFoundError, ValueError):
+        stamp = json.loads(kept) if kept is not None else {}
+    except ValueError:
         return False
     if stamp.get("digest") != digest or stamp.get("out") != str(out.resolve()):
         return False
@@ -119,10 +123,7 @@ def record(site_root: Path, out: Path, digest: str, paths) -> None:
     stamp = {"digest": digest, "out": str(out.resolve()), "files": _output_state(out, sorted(paths))}
     target = SiteLayout(site_root).build_stamp
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        temporary = target.with_suffix(".tmp")
-        temporary.write_text(json.dumps(stamp, sort_keys=True), encoding="utf-8")
-        os.replace(temporary, target)
+        write_signed(target, json.dumps(stamp, sort_keys=True).encode("utf-8"))
     except OSError:
         pass
 

@@ -31,6 +31,7 @@ from markupsafe import Markup
 from ..errors import InputError, Problem, UnknownId
 from ..load.text import shown, text_problem
 from ..load.yaml_source import YamlDocument, parse_yaml
+from ..signed_cache import read_signed, write_signed
 from .markdown import markdown_plain_text
 from .sandbox import ContentEnvironment, LimitExceeded
 
@@ -65,26 +66,38 @@ def compile_cached(env: ContentEnvironment, source: str, cache: Path | None):
 
     Compiling is the slowest step of rendering a long page; the code depends only
     on the source, Jinja's version, Python's version, the environment's syntax
-    and the sandbox's guards (``code_version``). Taking an entry marks it used (its mtime), so that
-    ``prune_unused_once`` keeps it.
+    and the sandbox's guards (``code_version``). Entries are signed, as every cache file is. Taking an entry
+    marks it used (its mtime), so that ``prune_unused_once`` keeps it.
     """
     if cache is None:
         return env.from_string(source)
     key = hashlib.sha256("\0".join((sys.version, jinja2.__version__, env.code_version, env.comment_start_string,
                                      str(env.trim_blocks), str(env.lstrip_blocks), str(env.optimized), source)).encode()).hexdigest()
     path = cache / f"{key}{COMPILED_SUFFIX}"
-    try:
-        code = marshal.loads(path.read_bytes())
-        _mark_used(path)
-    except (OSError, ValueError, EOFError, TypeError):
+    code = _kept_code(path)
+    if code is None:
         code = env.compile(source)
         try:
             cache.mkdir(parents=True, exist_ok=True)
             prune_unused_once(cache)
-            path.write_bytes(marshal.dumps(code))
+            write_signed(path, marshal.dumps(code))
         except OSError:
             pass
     return env.template_class.from_code(env, code, env.make_globals(None))
+
+
+def _kept_code(path: Path):
+    """The code kept at ``path``, if this machine signed it (``signed_cache``): a planted or copied file is
+    never unmarshalled, its source is compiled again."""
+    kept = read_signed(path)
+    if kept is None:
+        return None
+    try:
+        code = marshal.loads(kept)
+    except (ValueError, EOFError, TypeError):
+        return None
+    _mark_used(path)
+    return code
 
 
 COMPILED_SUFFIX = ".code"
