@@ -13,6 +13,7 @@ import yaml
 
 from cli_support import ROOT
 from vramsite.layout import SiteLayout
+from vramsite.signed_cache import KEY_VARIABLE
 
 WORKFLOW = ROOT / ".github" / "workflows" / "site.yml"
 SOURCES = ("data/**", "content/**", "templates/**", "locales/**", "sites/**", "vramsite/**")
@@ -125,3 +126,11 @@ def test_compiled_templates_are_kept_between_runs_for_every_site(workflow):
     assert cache["with"]["key"].startswith(cache["with"]["restore-keys"])
     names = [step.get("name") for step in steps(workflow)]
     assert names.index(cache["name"]) < names.index(step_running(workflow, "bash .ci/run")["name"])
+
+
+def test_every_build_signs_its_caches_with_the_repository_secret(workflow):
+    """The job's env, so .ci/run, check and the quick site's build all sign and check with one key: the one
+    the cache restored from main was signed with (vramsite/signed_cache.py)."""
+    job = workflow["jobs"]["build"]
+    assert job["env"][KEY_VARIABLE] == "${{ secrets.%s }}" % KEY_VARIABLE
+    assert not [step["name"] for step in job["steps"] if KEY_VARIABLE in step.get("env", {})], "one key for all"
