@@ -4,7 +4,11 @@ A build replaces its output folder as a whole, so it refuses a place whose
 loss would hurt: the root of the file system, the home folder, the
 repository and the site's folder (or a folder holding one of them), and the
 sources, the site's and the engine's (data/, content/, templates/, locales/,
-the vramsite package, .git), or anything inside them. Anywhere else it
+the vramsite package, .git), or anything inside them. Nor may it publish among
+another output's: a path that leads (through links: ``site`` a link to
+``sites/quick/site``) into another output's versions folder or into a site a
+build published, or whose own versions folder (OUT.versions) is a link, since
+its clean-up would remove that output's current version. Anywhere else it
 accepts a folder that is absent, empty, or marked as its own: every version
 it publishes holds MARKER. A site built before the mark existed has none; it
 is accepted when every file in it is one the build is about to write, since
@@ -22,11 +26,27 @@ from .stamp import ENGINE_FOLDERS
 
 MARKER = ".vramsite-site"
 MARKER_TEXT = b"Written by vramsite (build.py). Each build replaces this folder as a whole.\n"
+VERSIONS_SUFFIX = ".versions"
+
+
+def own_versions(out: Path) -> Path:
+    """OUT.versions beside ``out``: where the versions a build makes of ``out`` are kept (unless ``out`` is a
+    site deployed as a link elsewhere, ``writer.versions_folder``), and the only folder whose old versions a
+    build removes wholesale."""
+    return out.with_name(out.name + VERSIONS_SUFFIX)
 
 
 def check_location(out: Path, site_root: Path) -> None:
     """Refuse an output path that is, holds or lies inside something a build must never replace."""
     reason = _unsafe_location(out, site_root)
+    if reason:
+        _refuse(out, f"{reason}; choose another with --out")
+    check_own_versions(out)
+
+
+def check_own_versions(out: Path) -> None:
+    """Refuse an output whose versions would go among another output's (``writer`` asks before writing)."""
+    reason = _among_another_output(out)
     if reason:
         _refuse(out, f"{reason}; choose another with --out")
 
@@ -61,6 +81,25 @@ def _unsafe_location(out: Path, site_root: Path) -> str | None:
                 return f"is {name}"
             if place.is_relative_to(source) or source.is_relative_to(place):
                 return f"{'is inside' if place.is_relative_to(source) else 'holds'} {name} ({source})"
+    return None
+
+
+def _among_another_output(out: Path) -> str | None:
+    """Why publishing at ``out`` would put versions among another output's, or None."""
+    out = Path(os.path.abspath(out))
+    if out.is_symlink() and os.path.islink(out.parent / os.readlink(out)):
+        return f"is a link to another link, {out.parent / os.readlink(out)}, whose versions are not this output's"
+    versions = own_versions(out)
+    if versions.is_symlink():
+        return f"keeps its versions in {versions}, which is a link (to {os.path.realpath(versions)}), not a folder"
+    real, own = Path(os.path.realpath(out)), Path(os.path.realpath(versions))
+    for folder in real.parents:
+        if folder == own:
+            continue
+        if folder.name.endswith(VERSIONS_SUFFIX):
+            return f"leads to {real}, in {folder}, the versions of another output"
+        if (folder / MARKER).is_file():
+            return f"leads to {real}, inside {folder}, a site another build published"
     return None
 
 

@@ -15,8 +15,12 @@ written beside the link's old target. The first build into a real folder left by
 release moves that folder aside before the link takes its place, the one
 step that is two renames.
 
-Every build then removes the versions other than the current one (the one
-just replaced, or a half-filled one a killed build left) and stale links.
+Every build then removes the versions of this output other than the current
+one and stale links: every old version in OUT.versions (the one just
+replaced, or a half-filled one a killed build left), but in a folder of
+releases that a deployed link points into, only the version this build
+replaced: other versions there may be another output's. A version is a
+folder named OUT.<pid>-<random>; nothing else is ever removed.
 The caller holds the output's lock (``lock.locked``), so no other build is
 filling a version meanwhile. A build that fails before the swap, or a no-op
 rebuild, leaves the output untouched. Nothing is synced to disk: the
@@ -36,7 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from ..errors import InputError, Problem
-from .output import MARKER, MARKER_TEXT
+from .output import MARKER, MARKER_TEXT, check_own_versions, own_versions
 
 
 class SiteFiles(dict):
@@ -81,9 +85,12 @@ def plan(files: dict[str, bytes], out: Path) -> WriteReport:
 def write_site(files: dict[str, bytes], out: Path) -> WriteReport:
     """Publish ``files`` as the site at ``out``; the caller holds the output's lock."""
     out = Path(os.path.abspath(out))  # site/../site names site, not a folder beside the link's target
+    check_own_versions(out)
     report = plan(files, out)
     marked = _same(out / MARKER, MARKER_TEXT)
+    replaced = None
     if report.changed or not marked:  # unmarked: new, or a site from before the mark, which this takes over
+        before = Path(os.path.realpath(out)) if out.is_symlink() else None
         version = _new_version(out)
         try:
             changed = {*report.written, *([] if marked else [MARKER])}
@@ -93,7 +100,8 @@ def write_site(files: dict[str, bytes], out: Path) -> WriteReport:
             if Path(os.path.realpath(out)) != version:
                 _remove(version)
             raise
-    tidy(out)
+        replaced = before
+    tidy(out, replaced)
     return report
 
 
@@ -101,25 +109,30 @@ def versions_folder(out: Path) -> Path:
     """Where the versions of ``out`` live: beside the target of a link, else in OUT.versions."""
     if out.is_symlink():
         return Path(os.path.realpath(out)).parent
-    return out.with_name(out.name + ".versions")
+    return own_versions(out)
 
 
-def tidy(out: Path) -> None:
-    """Remove every version of ``out`` but the current one, and links a killed build left."""
+def tidy(out: Path, replaced: Path | None = None) -> None:
+    """Remove the old versions of ``out`` (every one in OUT.versions, and ``replaced``, the version this build
+    replaced, wherever it is) and the links a killed build left beside it; never the current version."""
     current = Path(os.path.realpath(out))
-    leftover = re.compile(re.escape(out.name) + r"\.\d+-[0-9a-f]{8}(\.link)?")
-    for folder in {out.parent, versions_folder(out)}:
-        try:
-            entries = list(os.scandir(folder))
-        except OSError:  # no such folder yet, or one this build may not list: nothing of ours to tidy
-            continue
-        for entry in entries:
-            found = leftover.fullmatch(entry.name)
-            if found and found[1] and entry.is_symlink():
-                _unlink(Path(entry.path))
-            elif found and not found[1] and entry.is_dir(follow_symlinks=False) \
-                    and Path(os.path.realpath(entry.path)) != current:
-                _remove(Path(entry.path))
+    version = re.compile(re.escape(out.name) + r"\.\d+-[0-9a-f]{8}")
+    for entry in _listed(out.parent):
+        if entry.name.endswith(".link") and version.fullmatch(entry.name[:-len(".link")]) and entry.is_symlink():
+            _unlink(Path(entry.path))
+    versions = own_versions(out)
+    old = [] if versions.is_symlink() else [Path(entry.path) for entry in _listed(versions)]  # a link: not ours
+    for path in old + ([replaced] if replaced else []):
+        if version.fullmatch(path.name) and path.is_dir() and not path.is_symlink() \
+                and Path(os.path.realpath(path)) != current:
+            _remove(path)
+
+
+def _listed(folder: Path) -> list[os.DirEntry]:
+    try:
+        return list(os.scandir(folder))
+    except OSError:  # no such folder yet, or one this build may not list: nothing of ours to tidy
+        return []
 
 
 def _new_version(out: Path) -> Path:
