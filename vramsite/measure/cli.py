@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -23,8 +24,9 @@ def add_measure_command(commands, site_option: Callable, debug_option: Callable)
     measure.add_argument("--gpu", required=True, metavar="ID",
                          help="the card it runs on: an id of the site's data/gpus.yaml")
     measure.add_argument("--out", type=Path, metavar="FILE",
-                         help="where to write (default on a GPU: SITE/data/measurements/<gpu>-<date>.yaml; "
-                              "a CPU run measures no card, so give it a path outside data/measurements/)")
+                         help="where to write: a new file, outside the sources but data/measurements/ (default "
+                              "on a GPU: SITE/data/measurements/<gpu>-<date>.yaml, -2, -3 ... for another run that "
+                              "day; a CPU run measures no card, so give it a path outside data/measurements/)")
     measure.set_defaults(run=run_measure)
     return measure
 
@@ -50,6 +52,13 @@ def run_measure(args) -> int:
     if on_cpu and args.out is None:
         raise InputError([Problem("--out", None, "", "a CPU run measures no card: give --out, a path outside "
                                                      "data/measurements/")])
+    from .output import check_folder, check_out, measurements_folder
+
+    out = Path(os.path.abspath(args.out)) if args.out is not None else None
+    if out is not None:  # before an hour is spent
+        check_out(out, args.site)
+    else:
+        check_folder(measurements_folder(args.site), args.site)
     missing = missing_extra()
     if missing:
         raise InputError([Problem("build.py measure", None, "", f"needs the measure extra ({', '.join(missing)} "
@@ -57,8 +66,7 @@ def run_measure(args) -> int:
     from .command import measure, write_measurement
 
     content = measure(args.device, args.gpu)
-    out = args.out or args.site / "data" / "measurements" / f"{args.gpu}-{content['date']}.yaml"
-    write_measurement(content, out)
+    out = write_measurement(content, out or measurements_folder(args.site) / f"{args.gpu}-{content['date']}.yaml")
     run = measured_run(load_measurement(out, data), data)
     print(f"wrote {out}: {content['provenance']}")
     for item in run.comparisons:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import yaml
 
-from ..source_files import replace_text
+from .output import write_new
 from .shapes import REFERENCE_SHAPES, TINY_SHAPE, Shape
 
 HEADER = """# yaml-language-server: $schema=../../vramsite/schemas/measurements.schema.json
@@ -79,6 +79,6 @@ def measure(device: str, gpu_id: str, date: datetime.date | None = None) -> dict
     return content
 
 
-def write_measurement(content: dict, out: Path) -> None:
-    text = HEADER + yaml.safe_dump(content, sort_keys=False, allow_unicode=True, width=100)
-    replace_text(out, text)
+def write_measurement(content: dict, out: Path) -> Path:
+    """Write the file at ``out``, or beside it under a new name where a file is there: the path written."""
+    return write_new(out, HEADER + yaml.safe_dump(content, sort_keys=False, allow_unicode=True, width=100))

@@ -84,6 +84,15 @@ def _unsafe_location(out: Path, site_root: Path) -> str | None:
     return None
 
 
+def source_folder_holding(path: Path, site_root: Path) -> tuple[str, Path] | None:
+    """The source folder (the site's or the engine's, as ``check_location`` lists them) that is or holds
+    ``path``: (its name, its path); None for a path outside them all."""
+    for name, source in _source_folders(site_root):
+        if path.is_relative_to(source):
+            return name, source
+    return None
+
+
 def _among_another_output(out: Path) -> str | None:
     """Why publishing at ``out`` would put versions among another output's, or None."""
     out = Path(os.path.abspath(out))
