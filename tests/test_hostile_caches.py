@@ -173,3 +173,24 @@ def test_a_planted_link_in_place_of_a_cache_file_is_not_followed(tmp_path):
     kept = tmp_path / "pages.pickle"
     kept.symlink_to("/dev/zero")
     assert read_signed(kept) is None
+
+
+@pytest.mark.parametrize("linked", [".cache", ".cache/jinja"])
+def test_a_cache_folder_committed_as_a_link_is_neither_written_nor_pruned(quick_site, tmp_path, linked):
+    """A link in place of .cache (or .cache/jinja) would have the build write its files and remove compiled
+    content unused for a month wherever it points: the build keeps no cache instead."""
+    site = tmp_path / "site"
+    shutil.copytree(quick_site[0], site, symlinks=True)
+    shutil.rmtree(site / ".cache")
+    elsewhere = tmp_path / "elsewhere"
+    (elsewhere / "jinja").mkdir(parents=True)
+    for name in ("pages.pickle", "build-stamp.json", "jinja/old.code"):
+        (elsewhere / name).write_bytes(b"not the build's")
+    os.utime(elsewhere / "jinja" / "old.code", (0, 0))
+    before = hashes(elsewhere)
+    (site / linked).parent.mkdir(exist_ok=True)
+    (site / linked).symlink_to(elsewhere if linked == ".cache" else elsewhere / "jinja")
+    run = run_cli("build", "--force", "--site", str(site), "--out", str(site / "site"))
+    assert run.returncode == 0, run.stderr
+    assert hashes(site / "site") == quick_site[1]
+    assert hashes(elsewhere) == before

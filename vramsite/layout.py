@@ -58,6 +58,12 @@ class SiteLayout:
         return self.cache / "jinja"
 
     @property
+    def cache_is_linked(self) -> bool:
+        """Whether .cache or .cache/jinja is a link. A build then keeps no cache: a committed link would have
+        it write cache files, and remove old compiled ones, wherever the link points."""
+        return self.cache.is_symlink() or self.code_cache.is_symlink()
+
+    @property
     def build_stamp(self) -> Path:
         """The digest of the inputs the site was last built from (``publish/stamp.py``)."""
         return self.cache / "build-stamp.json"

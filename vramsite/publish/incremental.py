@@ -122,7 +122,8 @@ class PageMemory:
     """What the last build kept, and which of its pages this build may keep."""
 
     def __init__(self, root: Path, data: SiteData, page_keys: tuple):
-        self.file = SiteLayout(root).cache / "pages.pickle"
+        layout = SiteLayout(root)
+        self.file = None if layout.cache_is_linked else layout.cache / "pages.pickle"
         self.now = inputs_of(root, data, page_keys)
         self._kept: dict[tuple[str, str], PageRecord] = {}
         self._changed: set[str] = set()
@@ -170,6 +171,8 @@ class PageMemory:
         return False
 
     def _load(self):
+        if self.file is None:
+            return None
         kept = read_signed(self.file)  # before unpickling: a file this machine did not sign is never loaded
         if kept is None:
             return None
@@ -184,6 +187,8 @@ class PageMemory:
     def save(self, records: list[PageRecord]) -> None:
         """Keep this build's pages for the next; a file that cannot be written only costs the next build its
         shortcut."""
+        if self.file is None:
+            return
         try:
             write_signed(self.file, pickle.dumps({"format": FORMAT, "inputs": self.now, "records": records},
                                                  protocol=pickle.HIGHEST_PROTOCOL))
@@ -191,7 +196,5 @@ class PageMemory:
             self.forget()
 
     def forget(self) -> None:
-        try:
-            self.file.unlink()
-        except FileNotFoundError:
-            pass
+        if self.file is not None:
+            self.file.unlink(missing_ok=True)

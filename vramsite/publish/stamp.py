@@ -104,7 +104,8 @@ def _output_state(out: Path, paths) -> dict[str, list[int]]:
 
 def is_current(site_root: Path, out: Path, digest: str) -> bool:
     """True when the last build of these inputs into ``out`` is still there, untouched."""
-    kept = read_signed(SiteLayout(site_root).build_stamp)  # a committed stamp must not skip a build
+    layout = SiteLayout(site_root)
+    kept = None if layout.cache_is_linked else read_signed(layout.build_stamp)  # a committed one must skip nothing
     try:
         stamp = json.loads(kept) if kept is not None else {}
     except ValueError:
@@ -121,7 +122,10 @@ def is_current(site_root: Path, out: Path, digest: str) -> bool:
 def record(site_root: Path, out: Path, digest: str, paths) -> None:
     """Remember this build; a stamp that cannot be written only costs the next build its shortcut."""
     stamp = {"digest": digest, "out": str(out.resolve()), "files": _output_state(out, sorted(paths))}
-    target = SiteLayout(site_root).build_stamp
+    layout = SiteLayout(site_root)
+    if layout.cache_is_linked:
+        return
+    target = layout.build_stamp
     try:
         write_signed(target, json.dumps(stamp, sort_keys=True).encode("utf-8"))
     except OSError:
@@ -129,7 +133,6 @@ def record(site_root: Path, out: Path, digest: str, paths) -> None:
 
 
 def forget(site_root: Path) -> None:
-    try:
-        SiteLayout(site_root).build_stamp.unlink()
-    except FileNotFoundError:
-        pass
+    layout = SiteLayout(site_root)
+    if not layout.cache_is_linked:
+        layout.build_stamp.unlink(missing_ok=True)

@@ -69,7 +69,7 @@ def compile_cached(env: ContentEnvironment, source: str, cache: Path | None):
     and the sandbox's guards (``code_version``). Entries are signed, as every cache file is. Taking an entry
     marks it used (its mtime), so that ``prune_unused_once`` keeps it.
     """
-    if cache is None:
+    if cache is None or cache.is_symlink() or cache.parent.is_symlink():  # .cache/jinja: SiteLayout.cache_is_linked
         return env.from_string(source)
     key = hashlib.sha256("\0".join((sys.version, jinja2.__version__, env.code_version, env.comment_start_string,
                                      str(env.trim_blocks), str(env.lstrip_blocks), str(env.optimized), source)).encode()).hexdigest()
