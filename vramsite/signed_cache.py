@@ -85,7 +85,9 @@ def write_signed(path: Path, data: bytes) -> bool:
 
 def _mac(key: bytes, name: str, data: bytes) -> bytes:
     """Over the file's name too: a signed file moved to another name (pages kept as compiled code) fails."""
-    return hmac.new(key, name.encode("utf-8") + b"\0" + data, hashlib.sha256).digest()
+    mac = hmac.new(key, name.encode("utf-8") + b"\0", hashlib.sha256)
+    mac.update(data)  # not joined to the name: pages.pickle is megabytes
+    return mac.digest()
 
 
 @functools.cache
