@@ -465,6 +465,13 @@ def test_a_catalogue_linked_out_of_the_site_is_refused(tmp_path, catalogued):
     assert (catalogued / CATALOGUE).is_symlink() and outside.read_text(encoding="utf-8") == A_MODEL
 
 
+def test_a_catalogue_that_is_a_loop_of_links_is_refused(catalogued):
+    (catalogued / CATALOGUE).unlink()
+    (catalogued / CATALOGUE).symlink_to("catalogue.yaml")
+    assert refused(add, catalogued) == [f"{CATALOGUE}: is a link that leads round in a loop"]
+    assert (catalogued / CATALOGUE).is_symlink()
+
+
 # -- a killed import leaves no copy of the sources in the temporary folder ------------------------------
 
 
