@@ -704,7 +704,7 @@ def test_a_config_whose_sizes_give_under_ten_million_parameters_is_refused(tmp_p
 
 @pytest.mark.parametrize("text, message", [
     ("models: 3\n", "data/catalogue.yaml:1: models: the catalogue is a mapping whose models: key holds a list"),
-    ("models: [\n", "data/catalogue.yaml:2: not YAML: expected the node content, but found '<stream end>'"),
+    ("models: [\n", "data/catalogue.yaml:2: YAML syntax error: expected the node content, but found '<stream end>'"),
 ])
 def test_a_catalogue_that_is_not_a_list_of_models_is_refused(tmp_path, text, message):
     (tmp_path / "data").mkdir()

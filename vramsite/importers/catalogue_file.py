@@ -18,6 +18,7 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.error import YAMLError
 
 from ..errors import InputError, Problem
+from .data_file import round_trip_load
 
 CATALOGUE_FILE = "data/catalogue.yaml"
 HEADER = """\
@@ -52,7 +53,7 @@ def _decimal(representer, value: Decimal):
     return representer.represent_scalar("tag:yaml.org,2002:float", format(value, "f"))
 
 
-def existing_ids(text: str, name: str) -> dict[str, int]:
+def existing_ids(text: str | None, name: str) -> dict[str, int]:
     """The ids already in the catalogue, each with its line; InputError when the file is not one we can append to."""
     document = _load(text, name)
     ids = {}
@@ -65,7 +66,7 @@ def existing_ids(text: str, name: str) -> dict[str, int]:
 def with_entry(text: str | None, entry: dict, note: str | None, name: str = CATALOGUE_FILE) -> str:
     """``text`` (None: a new file) with ``entry`` appended to its models; ``note`` a comment after params_from."""
     yaml = _yaml()
-    document = _load(HEADER if text is None or not text.strip() else text, name)
+    document = _load(text, name)
     document["models"].append(_commented(entry, note))
     return _dump(yaml, document)
 
@@ -75,16 +76,16 @@ def entry_text(entry: dict, note: str | None) -> str:
     return _dump(_yaml(), CommentedSeq([_commented(entry, note)]))
 
 
-def _load(text: str, name: str) -> CommentedMap:
+def _load(text: str | None, name: str) -> CommentedMap:
+    """The catalogue's document; a missing or blank file is a new one, its header alone."""
+    text = HEADER if text is None or not text.strip() else text
     yaml = _yaml()
     try:
-        document = yaml.load(text)
+        document = round_trip_load(yaml, text, name)
     except YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         raise InputError([Problem(name, mark.line + 1 if mark else None, "",
                                   f"not YAML: {getattr(error, 'problem', None) or error}")]) from None
-    if document is None:
-        document = CommentedMap()
     if not isinstance(document, CommentedMap) or not isinstance(document.get("models"), (CommentedSeq, type(None))):
         raise InputError([Problem(name, 1, "models", "the catalogue is a mapping whose models: key holds a list")])
     if document.get("models") is None:

@@ -1,8 +1,10 @@
 """`build.py model add CONFIG`: one model's config read, counted and appended to the site's catalogue.
 
 Every problem is gathered first (the config's keys, the options, the id
-already taken) and reported together; the file is written only when there
-is none, in one step.
+already taken, what the catalogue's schema refuses in the entry) and reported
+together; the file is written only when there is none, in one step, under
+the site's edit lock and only if it is still the bytes read
+(data_file.py).
 """
 
 from __future__ import annotations
@@ -13,10 +15,11 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
 from ..errors import InputError, Problem
-from ..source_files import replace_text
-from ..load.text import decode_utf8, text_problem
+from ..load.text import text_problem
+from ..publish.lock import editing_sources
 from .catalogue_file import CATALOGUE_FILE, entry_text, existing_ids, with_entry
-from .entry import Parameters, Source, catalogue_entry
+from .data_file import read_data_file
+from .entry import Parameters, Source, catalogue_entry, entry_problems
 from .hf_config import ModelConfig, read_model_config
 from .json_file import read_json
 from .params import BILLION, ParameterCount, billions, count_from_index, parameter_count
@@ -47,7 +50,6 @@ class AddOptions:
 
 def add_model(site: Path, config_path: Path, options: AddOptions, shown_site: str | None = None) -> tuple[str, str]:
     """The entry as YAML, and a one-line summary of what was written. Raises InputError, writing nothing."""
-    catalogue = site / CATALOGUE_FILE
     catalogue_name = f"{shown_site}/{CATALOGUE_FILE}" if shown_site else CATALOGUE_FILE
     config_name = str(config_path)
     problems: list[Problem] = []
@@ -55,18 +57,22 @@ def add_model(site: Path, config_path: Path, options: AddOptions, shown_site: st
     config = _gathered(problems, read_model_config, file) if file else None
     parameters = _parameters(config, config_name, options, problems) if config else None
     source, model_id, name = _identity(config_path, options, problems)
-    text = _gathered(problems, decode_utf8, catalogue.read_bytes(), catalogue_name) if catalogue.is_file() else None
-    taken = _gathered(problems, existing_ids, text, catalogue_name) if text is not None else None
-    if taken and model_id in taken:
-        problems.append(Problem(catalogue_name, taken[model_id], "id",
-                                f"{model_id!r} is already in the catalogue; give another --id"))
-    if problems:
-        raise InputError(problems)
-    entry = catalogue_entry(model_id, name, config, parameters, source)
-    shown = entry_text(entry, options.params_note)
-    if options.dry_run:
-        return shown, f"{catalogue_name}: {model_id} not added (--dry-run: nothing written)"
-    replace_text(catalogue, with_entry(text, entry, options.params_note, catalogue_name))
+    with editing_sources(site):
+        catalogue = _gathered(problems, read_data_file, site, CATALOGUE_FILE, catalogue_name)
+        taken = _gathered(problems, existing_ids, catalogue.text, catalogue_name) if catalogue else None
+        if taken and model_id in taken:
+            problems.append(Problem(catalogue_name, taken[model_id], "id",
+                                    f"{model_id!r} is already in the catalogue; give another --id"))
+        if problems:
+            raise InputError(problems)
+        entry = catalogue_entry(model_id, name, config, parameters, source)
+        problems = entry_problems(entry, config, file, parameters)
+        if problems:
+            raise InputError(problems)
+        shown = entry_text(entry, options.params_note)
+        if options.dry_run:
+            return shown, f"{catalogue_name}: {model_id} not added (--dry-run: nothing written)"
+        catalogue.replace(with_entry(catalogue.text, entry, options.params_note, catalogue_name), "model add")
     return shown, f"{catalogue_name}: added {model_id}"
 
 

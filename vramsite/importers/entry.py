@@ -1,11 +1,37 @@
-"""A model's catalogue entry (data/catalogue.yaml's format) from its checked config and parameter count."""
+"""A model's catalogue entry (data/catalogue.yaml's format) from its checked config and parameter count, and
+what the catalogue's schema refuses in it, named where the config or the command line gave it."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from decimal import Decimal
 
-from .hf_config import FULL, LATENT, LINEAR, SLIDING, ModelConfig
+from ..errors import Problem
+from ..load.schema import schema_problems
+from ..load.yaml_source import YamlDocument
+from .config_values import ConfigSection
+from .hf_config import FULL, LATENT, LINEAR, SLIDING, ModelConfig, expert_count_key
+from .json_file import JsonFile
+
+CATALOGUE_SCHEMA = "catalogue.schema.json"
+CONFIG_KEYS = {
+    "hidden_size": "hidden_size", "attention_heads": "num_attention_heads", "max_context": "max_position_embeddings",
+    "vocab_size": "vocab_size", "count": "num_hidden_layers", "kv_heads": "num_key_value_heads",
+    "head_dim": "head_dim", "window": "sliding_window", "kv_lora_rank": "kv_lora_rank",
+    "rope_head_dim": "qk_rope_head_dim", "key_heads": "linear_num_key_heads",
+    "value_heads": "linear_num_value_heads", "key_head_dim": "linear_key_head_dim",
+    "value_head_dim": "linear_value_head_dim", "conv_kernel": "linear_conv_kernel_dim",
+    "active": "num_experts_per_tok", "shared": "n_shared_experts",
+}
+"""An entry's field -> the key of the config's text model it is read from (hf_config.py); ``experts.total``
+is read from whichever expert count the config gives (``expert_count_key``)."""
+OPTIONS = {"id": "--id", "name": "--name", "repository": "--source-repository", "file": "--source-file",
+           "revision": "--source-revision"}
+"""An entry's field -> the option that gives it."""
+PUBLISHED = {"params_billion": "--params-billion", "active_params_billion": "--active-params-billion"}
+"""The counts' options, when they give the counts (params_from: published)."""
+FIELD = re.compile(r"models\[[^\]]*\]\.?(?P<field>.*)")
 
 
 @dataclass(frozen=True)
@@ -63,3 +89,24 @@ def _fields(config: ModelConfig, kind: str) -> dict:
                 "key_head_dim": linear.key_head_dim, "value_head_dim": linear.value_head_dim,
                 "conv_kernel": linear.conv_kernel}
     raise ValueError(f"no catalogue fields for {kind} layers")
+
+
+def entry_problems(entry: dict, config: ModelConfig, file: JsonFile, parameters: Parameters) -> list[Problem]:
+    """What data/catalogue.yaml's schema refuses in ``entry``, as ``build.py check`` would, each named where
+    the value was given: the config's key at its line, or the command's option."""
+    document = YamlDocument(file.name, {"models": [entry]})
+    return [_where_given(FIELD.fullmatch(problem.field)["field"], problem.message, config, file, parameters)
+            for problem in schema_problems(document, CATALOGUE_SCHEMA)]
+
+
+def _where_given(field: str, message: str, config: ModelConfig, file: JsonFile, parameters: Parameters) -> Problem:
+    message = f"{message} (as the catalogue's {field})"
+    leaf = re.split(r"[.\[\]]+", field.strip(".[]"))[-1]
+    option = OPTIONS.get(leaf) or (PUBLISHED.get(leaf) if parameters.source == "published" else None)
+    if option:
+        return Problem(option, None, "", message)
+    section = ConfigSection(file, config.family.text_path, [])
+    key = expert_count_key(section) if field == "experts.total" else CONFIG_KEYS.get(leaf)
+    if key is None:
+        return Problem(file.name, None, "", message)
+    return Problem(file.name, file.line_of((*section.path, key)), section.field(key), message)

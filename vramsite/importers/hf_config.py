@@ -88,6 +88,11 @@ class Family:
     reads_layer_types: bool = True
     """whether a ``layer_types`` list in the config says each layer's kind"""
 
+    @property
+    def text_path(self) -> tuple[str, ...]:
+        """Where the text model's keys are in the config."""
+        return ("text_config",) if self.text_config else ()
+
 
 def _all(kind: str) -> Callable[[ConfigSection, int], tuple[str, ...]]:
     return lambda section, count: (kind,) * count
@@ -190,7 +195,7 @@ def read_model_config(file: JsonFile) -> ModelConfig:
     if family.text_config and not isinstance(file.value.get("text_config"), dict):
         top.problem("text_config", "missing: this architecture keeps its text model's keys there")
         raise InputError(problems)
-    section = ConfigSection(file, ("text_config",) if family.text_config else (), problems, family.defaults)
+    section = ConfigSection(file, family.text_path, problems, family.defaults)
     config = _read(architecture, family, top, section)
     if problems:
         raise InputError(problems)
@@ -291,8 +296,13 @@ EXPERT_COUNT_KEYS = ("num_local_experts", "num_experts", "n_routed_experts")
 """Mixtral and gpt-oss, Qwen3-MoE and Qwen3-Next, DeepSeek-V3: the routed experts per MoE layer."""
 
 
+def expert_count_key(section: ConfigSection) -> str | None:
+    """The key of EXPERT_COUNT_KEYS the config sets, to other than 0; None for a dense model."""
+    return next((key for key in EXPERT_COUNT_KEYS if section.given(key) and section.value[key] != 0), None)
+
+
 def _experts(section: ConfigSection, layers: int | None) -> Experts | None:
-    key = next((key for key in EXPERT_COUNT_KEYS if section.given(key) and section.value[key] != 0), None)
+    key = expert_count_key(section)
     if key is None:
         return None  # no expert count, or 0 (a dense model's config may say so)
     total, active = section.size(key), section.size("num_experts_per_tok")

@@ -4,34 +4,40 @@ Every problem is gathered first (the site's data, the export's form, each
 row's fields, names no card has, machines listed twice, the snapshot's
 time) and reported together; then data/prices.yaml is rewritten in memory,
 the site is built as it is and as it would be, and only when the new one
-builds is the file replaced, in one step.
+builds is the file replaced, in one step. All of it under the site's edit
+lock, and the file only if it is still the bytes read (importers/data_file.py).
 """
 
 from __future__ import annotations
 
 import gc
 import shutil
-import tempfile
+from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import datetime
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from ..errors import InputError, Problem
-from ..source_files import replace_text
+from ..importers.data_file import read_data_file
+from ..layout import SOURCE_FOLDERS, SiteLayout
 from ..load import load_site
 from ..load.dates import parse_moment
 from ..load.model import Period, SiteData
 from ..publish.diff import compare, format_report, site_text
+from ..publish.lock import editing_sources
 from .cards import card_names
 from .prices_file import PRICES_FILE, layout_problem, with_snapshot
 from .read import Export, quoted, read_export
 from .rows import Listing, parse_rows
 from .snapshot import Snapshot, summarize
 
-SOURCES = ("data", "content", "templates", "locales")
-"""A site's folders the build reads: copied to build the site with the imported prices."""
+IMPORT_COPY = "prices-import"
+"""The folder of the site's .cache where the site is built with the imported prices."""
 BEFORE = "data/prices.yaml before this import"
 """What the change report compares with."""
+FUTURE_TOLERANCE = timedelta(days=1)
+"""How far after this machine's clock (UTC) a snapshot time is still taken: clocks drift, and an export may
+be stamped in a time zone ahead of UTC by mistake; a later time is a typo, and would date the pages ahead."""
 MAX_PROBLEMS = 200
 """Problems listed at most; a file bad throughout says so in one more line."""
 NO_CHANGE = "No figure changed.\n"
@@ -60,9 +66,17 @@ def _no_cycle_collection():
 
 
 def _import(site: Path, listings: Path, at: str | None, site_label: str | None) -> tuple[str, str]:
-    data = load_site(site)  # the site as it is must load: its cards and prices are the starting point
+    if not site.is_dir():  # before the lock, which would make the folder
+        raise InputError([Problem(str(site), None, "", "no such folder: give the site's folder with --site")])
+    with editing_sources(site):
+        return _import_locked(site, listings, at, site_label)
+
+
+def _import_locked(site: Path, listings: Path, at: str | None, site_label: str | None) -> tuple[str, str]:
     prices_path = site / PRICES_FILE
-    text = prices_path.read_bytes().decode("utf-8")
+    prices = read_data_file(site, PRICES_FILE, str(prices_path))  # first: what is replaced must be what was read
+    data = load_site(site)  # the site as it is must load: its cards and prices are the starting point
+    text = prices.text
     problems = _site_problems(data, text)
     names, found = card_names(site)
     problems += found
@@ -76,7 +90,7 @@ def _import(site: Path, listings: Path, at: str | None, site_label: str | None) 
     if new_text == text:
         return NO_CHANGE, f"{prices_path}: already up to date with {_counts(rows, snapshot)}; nothing written"
     report = _changes(site, new_text, export.name, site_label)
-    replace_text(prices_path, new_text)
+    prices.replace(new_text, "the import")
     return report, f"{prices_path}: written from {_counts(rows, snapshot)}, snapshot of {moment}"
 
 
@@ -114,7 +128,7 @@ def snapshot_time(at: str | None, export: Export) -> tuple[str | None, list[Prob
         return None, [Problem(export.name, None, "", "no snapshot time: give --at \"YYYY-MM-DD HH:MM UTC\", or "
                                                      "write it in the file's first line (see docs/editing.md)")]
     try:
-        moment = parse_moment(text)
+        moment = parse_moment(text) if text.isascii() else None  # another script's digits are no date here
     except ValueError as error:
         if str(error).startswith("is not a real"):  # the right form, but no such day or hour
             return None, [Problem(where, line, field, f"{quoted(text)} {error}")]
@@ -122,6 +136,10 @@ def snapshot_time(at: str | None, export: Export) -> tuple[str | None, list[Prob
     if not isinstance(moment, datetime):
         return None, [Problem(where, line, field, f"{quoted(text)} is not a snapshot time: write YYYY-MM-DD HH:MM UTC "
                                                   "(a snapshot is dated to the minute)")]
+    latest = datetime.now(timezone.utc).replace(tzinfo=None) + FUTURE_TOLERANCE
+    if moment > latest:
+        return None, [Problem(where, line, field, f"{quoted(text)} is in the future (later than now and a day's "
+                                                  f"leeway, {latest:%Y-%m-%d %H:%M} UTC): a typo?")]
     return f"{moment:%Y-%m-%d %H:%M} UTC", []
 
 
@@ -143,11 +161,7 @@ def _counts(rows: list, snapshot: Snapshot) -> str:
 def _changes(site: Path, new_prices: str, listings: str, site_label: str | None) -> str:
     """The `build.py diff` report of the site as it is against the site with ``new_prices``."""
     before = site_text(site)
-    with tempfile.TemporaryDirectory(prefix="vramsite-prices-") as folder:
-        copy = Path(folder) / "site"
-        for name in SOURCES:
-            if (site / name).is_dir():
-                shutil.copytree(site / name, copy / name)
+    with _site_copy(site) as copy:
         (copy / PRICES_FILE).write_bytes(new_prices.encode("utf-8"))
         try:
             after = site_text(copy)
@@ -156,3 +170,26 @@ def _changes(site: Path, new_prices: str, listings: str, site_label: str | None)
                               for problem in error.problems]) from None
     report = compare(before, after)
     return format_report(report, BEFORE, site_label) if report else NO_CHANGE
+
+
+@contextmanager
+def _site_copy(site: Path) -> Iterator[Path]:
+    """A copy of the site's sources in its own .cache (IMPORT_COPY), removed afterwards. A killed import
+    leaves it there, in an ignored folder of the site rather than in the system's temporary folder, and the
+    next import clears it first; the edit lock keeps two imports out of one copy."""
+    copy = SiteLayout(site).cache / IMPORT_COPY
+    _remove(copy)
+    try:
+        for folder in SOURCE_FOLDERS:
+            if (site / folder).is_dir():
+                shutil.copytree(site / folder, copy / folder)
+        yield copy
+    finally:
+        _remove(copy)
+
+
+def _remove(folder: Path) -> None:
+    if folder.is_symlink():
+        folder.unlink()
+    elif folder.exists():
+        shutil.rmtree(folder)

@@ -17,6 +17,7 @@ from ruamel.yaml import YAML
 from ruamel.yaml.scalarstring import ScalarString
 
 from ..errors import Problem
+from ..importers.data_file import round_trip_load
 from ..load.model import Pricing
 from .snapshot import Snapshot
 
@@ -44,7 +45,7 @@ def _null(representer, _value):
 def layout_problem(text: str) -> Problem | None:
     """Where rewriting the file would change more than its values: the first line whose layout would move."""
     yaml = _yaml()
-    again = _dump(yaml, yaml.load(text))
+    again = _dump(yaml, round_trip_load(yaml, text, PRICES_FILE))
     if again == text:
         return None
     before, after = text.splitlines(), again.splitlines()
@@ -59,7 +60,7 @@ def layout_problem(text: str) -> Problem | None:
 def with_snapshot(text: str, pricing: Pricing, snapshot: Snapshot, at: str) -> str:
     """``text`` (data/prices.yaml) with the snapshot's time, counts and lowest prices where they differ."""
     yaml = _yaml()
-    document = yaml.load(text)
+    document = round_trip_load(yaml, text, PRICES_FILE)
     if pricing.updated != at:
         document["updated"] = _like(document["updated"], at)
     counts = document["snapshot"]

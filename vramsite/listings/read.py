@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import InputError, Problem
+from ..importers.input_file import read_bounded
+from ..importers.json_file import DuplicateKey, unique_object
 from ..load.text import decode_utf8
 
 COLUMNS = ("machine_id", "gpu", "gpus", "usd_per_gpu_hour", "region", "available")
@@ -60,18 +62,15 @@ def read_export(path: Path, name: str) -> tuple[Export, list[Problem]]:
     """The export's rows and every problem of its form (not of its values)."""
     text = _text(path, name)
     reader = _read_json_lines if _is_json_lines(path, text) else _read_csv
-    return reader(text, name)
+    export, problems = reader(text, name)
+    if not export.rows and not problems:  # a header alone, or a snapshot time alone
+        problems.append(Problem(name, None, "", "lists no machine: importing it would take every card's price "
+                                                "away; is it the whole export?"))
+    return export, problems
 
 
 def _text(path: Path, name: str) -> str:
-    try:
-        with open(path, "rb") as file:
-            raw = file.read(MAX_BYTES + 1)
-    except OSError as error:
-        raise InputError([Problem(name, None, "", f"cannot be read: {error.strerror or error}")]) from None
-    if len(raw) > MAX_BYTES:
-        raise InputError([Problem(name, None, "", f"is larger than {MAX_BYTES // 1_000_000} MB; "
-                                                   "is it a listing export?")])
+    raw = read_bounded(path, name, MAX_BYTES, f"is larger than {MAX_BYTES // 1_000_000} MB; is it a listing export?")
     text = decode_utf8(raw, name).removeprefix("\ufeff")  # a spreadsheet's byte-order mark
     if not text.strip():
         raise InputError([Problem(name, 1, "", "the file is empty")])
@@ -163,24 +162,12 @@ class _Number(str):
     """A JSON number kept as the text it was written as: 0.410 stays 0.410."""
 
 
-class _DuplicateKey(ValueError):
-    pass
-
-
-def _object(pairs: list[tuple[str, object]]) -> dict:
-    result = dict(pairs)
-    if len(result) < len(pairs):  # JSON takes the last of a repeated key; which value was meant?
-        keys = [key for key, _value in pairs]
-        raise _DuplicateKey(next(key for index, key in enumerate(keys) if key in keys[:index]))
-    return result
-
-
 def _refuse_constant(word: str):
     raise ValueError(f"{word} is not a number")
 
 
 _DECODER = json.JSONDecoder(parse_float=_Number, parse_int=_Number, parse_constant=_refuse_constant,
-                            object_pairs_hook=_object)
+                            object_pairs_hook=unique_object)
 """One decoder for every line: json.loads with options builds a new one each call, doubling the time."""
 
 
@@ -207,7 +194,7 @@ def _read_json_lines(text: str, name: str) -> tuple[Export, list[Problem]]:
 def _json_object(line: str, name: str, number: int, problems: list[Problem]) -> dict | None:
     try:
         value = _DECODER.decode(line)
-    except _DuplicateKey as error:
+    except DuplicateKey as error:
         problems.append(Problem(name, number, "", f"field {quoted(str(error))} is given twice in this row"))
         return None
     except RecursionError:

@@ -17,9 +17,10 @@ from ..errors import Problem
 from ..load.text import text_problem
 from .read import Export, RawRow, quoted
 
-PRICE = re.compile(r"\d{1,7}(?:\.\d{1,8})?")
-"""A price as digits with an optional decimal point: 0.41, 1.650, 12."""
-WHOLE = re.compile(r"\d{1,7}")
+PRICE = re.compile(r"[0-9]{1,7}(?:\.[0-9]{1,8})?")
+"""A price as digits with an optional decimal point: 0.41, 1.650, 12. ASCII digits only: a regex's \\d and
+``Decimal`` would take any script's ("٠.٤١", fullwidth "８")."""
+WHOLE = re.compile(r"[0-9]{1,7}")
 MAX_GPUS_PER_MACHINE = 1024
 """The most cards a machine's listing may hold: a whole cluster is listed as machines, not as one."""
 MAX_TEXT = 200
