@@ -1,4 +1,5 @@
-"""`build.py serve` under hostile traffic (issue 35): dropped and piled-up reload streams, idle connections.
+"""`build.py serve` under hostile traffic (issue 35): dropped and piled-up reload streams, idle connections,
+requests from other sites' pages and from names that are not this machine's (DNS rebinding).
 
 Every connection goes to 127.0.0.1, counts are bounded, and every socket has a timeout.
 """
@@ -14,7 +15,7 @@ import pytest
 
 from test_serve import _served_build, edit, fetch, preview  # noqa: F401 - the fixture
 from vramsite.publish import serve
-from vramsite.publish.serve import MAX_RELOAD_STREAMS
+from vramsite.publish.serve import MAX_RELOAD_STREAMS, cross_origin, foreign_host, machine_names
 
 SOCKET_SECONDS = 10
 
@@ -171,6 +172,65 @@ def test_past_the_cap_a_stream_is_refused_at_once_and_the_open_ones_still_reload
     assert _until(lambda: _stream(port, build + 1)[1] == 200, 3), "the streams given back are free again"
 
 
+OWN = {"Sec-Fetch-Site": "same-origin", "Sec-Fetch-Mode": "cors", "Sec-Fetch-Dest": "empty"}
+"""What Chromium sends with a preview page's own EventSource (no Origin)."""
+
+
+@pytest.mark.parametrize("headers", [
+    {"Origin": "http://evil.example"},
+    {"Origin": "null"},
+    {"Origin": "http://127.0.0.1:1", "Sec-Fetch-Site": "same-site"},  # another port of this machine
+    {"Sec-Fetch-Site": "cross-site"},
+    {"Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "navigate", "Sec-Fetch-Dest": "document"},
+    {"Host": "rebound.evil.example:8000", **OWN},  # DNS rebinding: the page's own origin, another name
+])
+def test_a_reload_stream_from_another_sites_page_is_refused(preview, headers):
+    _, base, _, _ = preview
+    build = _current_build(base)
+    sock, status = _stream(_port(base), build, headers)
+    with sock:
+        assert status == 403
+
+
+@pytest.mark.parametrize("headers", [
+    OWN,
+    {"Origin": "{own}", **OWN},  # a browser that names its origin on a same-origin stream
+    {},  # not a browser
+    {"Host": "localhost:{port}", "Sec-Fetch-Site": "none"},
+])
+def test_the_preview_pages_own_stream_is_answered_and_reloads(preview, headers):
+    folder, base, _, _ = preview
+    build = _current_build(base)
+    port = _port(base)
+    headers = {name: value.format(own=base, port=port) for name, value in headers.items()}
+    sock, status = _stream(port, build, headers)
+    with sock:
+        assert status == 200
+        edit(folder / "content" / "en" / "pricing.md", "Prices are per card", "Every price is per card")
+        received = b""
+        while b"\n\n" not in received:
+            received += sock.recv(256)
+        assert received.startswith(f"event: reload\ndata: {build + 1}".encode())
+
+
+@pytest.mark.parametrize("headers, status", [
+    ({"Host": "rebound.evil.example"}, 403),
+    ({"Host": "rebound.evil.example:{port}", "Sec-Fetch-Site": "same-origin"}, 403),
+    ({"Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "no-cors", "Sec-Fetch-Dest": "script"}, 403),
+    ({"Origin": "http://evil.example", "Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "cors"}, 403),
+    ({"Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "navigate", "Sec-Fetch-Dest": "document"}, 200),
+    ({"Sec-Fetch-Site": "same-origin", "Sec-Fetch-Mode": "no-cors", "Sec-Fetch-Dest": "style"}, 200),
+    ({"Host": "localhost:{port}"}, 200),
+    ({"Host": "[::1]:{port}"}, 200),
+])
+def test_pages_answer_this_machine_and_links_only(preview, headers, status):
+    _, base, _, _ = preview
+    port = _port(base)
+    sock = _request(port, "/en/vram.html", {name: value.format(port=port) for name, value in headers.items()})
+    with sock:
+        assert _head(sock)[0] == status
+
+
 def test_a_connection_left_idle_ends_its_thread(tmp_path, monkeypatch):
     """Before: a connection that sent nothing held its thread for good (no timeout on reading the request)."""
     monkeypatch.setattr(serve, "REQUEST_TIMEOUT_SECONDS", 1.5)
@@ -190,3 +250,18 @@ def test_a_connection_left_idle_ends_its_thread(tmp_path, monkeypatch):
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_host_and_origin_rules():
+    own = machine_names("MyBox.lan.")
+    assert "mybox.lan" in own and socket.gethostname().lower() in own
+    assert not foreign_host(None, own)
+    for host in ("127.0.0.1:8000", "LOCALHOST", "localhost.:8000", "app.localhost:1", "[::1]:8000", "10.0.0.5",
+                 "mybox.lan:8000", f"{socket.gethostname()}:8000"):
+        assert not foreign_host(host, own), host
+    for host in ("evil.example", "127.0.0.1.evil.example:8000", "localhost.evil.example", "mybox.lan.evil:80"):
+        assert foreign_host(host, own), host
+    assert cross_origin({"Host": "127.0.0.1:8000", "Origin": "http://127.0.0.1:8000"}, False) is None
+    assert cross_origin({"Host": "127.0.0.1:8000", "Origin": "http://127.0.0.1:8001"}, True) == \
+        "Origin: http://127.0.0.1:8001"
+    assert cross_origin({"Origin": "http://127.0.0.1:8000"}, True) is not None, "an Origin and no Host"

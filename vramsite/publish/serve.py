@@ -19,6 +19,10 @@ streams are open one watcher thread looks at the sources every 0.1 s and
 wakes them; a stream ends as soon as its page goes away, and past
 MAX_RELOAD_STREAMS a new one is refused (503).
 
+The preview answers requests for this machine only (a Host header naming
+another machine, as DNS rebinding sends, gets 403), and never from another
+site's page (an Origin or Sec-Fetch-Site naming another origin: 403), except
+a reader following a link to a page.
 
 Requests are answered on threads of their own. `serve` renders in a builder
 process started before the first thread (``builder.py``), which shares the
@@ -28,6 +32,7 @@ languages out among the cores as `build` does.
 from __future__ import annotations
 
 import html
+import ipaddress
 import mimetypes
 import posixpath
 import socket
@@ -80,6 +85,10 @@ connection opened and left idle ends its thread then, instead of never."""
 
 LISTEN_BACKLOG = 1024
 """Connections the system queues while every thread is busy (the standard library's 5 drops a browser's burst)."""
+
+
+SAME_ORIGIN_FETCHES = ("same-origin", "none")
+"""The Sec-Fetch-Site of the requests the preview's own pages make ("none": an address typed or bookmarked)."""
 
 
 class ServeError(Exception):
@@ -135,6 +144,57 @@ def reload_query(url_path: str) -> tuple[int, str]:
     return (int(since) if since.isdigit() else -1), query.get("page", [""])[0]
 
 
+def foreign_host(host: str | None, own_names: set[str]) -> bool:
+    """Whether a request's Host header names a machine that is not this one: neither an address, nor
+    ``localhost`` (or a name under it), nor one of ``own_names`` (``machine_names``).
+
+    A page of another site whose name its DNS points at 127.0.0.1 (DNS rebinding) sends that name; answered,
+    it would read the preview's pages as its own origin's. A request without a Host (no browser's) passes.
+    """
+    if not host:
+        return False
+    name = host_name(host)
+    if name in own_names or name == "localhost" or name.endswith(".localhost"):
+        return False
+    try:
+        ipaddress.ip_address(name)
+    except ValueError:
+        return True
+    return False
+
+
+def machine_names(listening_on: str) -> set[str]:
+    """The names a browser may know this machine by: the one the preview listens on, and its host name."""
+    return {host_name(listening_on), host_name(socket.gethostname())}
+
+
+def host_name(host: str) -> str:
+    """The machine a Host header names, without its port: 'Localhost:8000' -> 'localhost', '[::1]:80' -> '::1'."""
+    host = host.strip().lower()
+    if host.startswith("[") and "]" in host:
+        return host[1:host.index("]")]
+    name = host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+    return name.rstrip(".")
+
+
+def cross_origin(headers, navigation_passes: bool) -> str | None:
+    """The header that shows a request comes from a page of another origin, as 'Name: value', or None.
+
+    ``Origin`` must be the preview's own (``http://`` and the Host asked for); ``Sec-Fetch-Site`` must say the
+    request is same-origin or the reader's own (a typed address). Where ``navigation_passes``, a reader
+    following a link from another site to a page (a top-level navigation) passes.
+    """
+    origin = headers.get("Origin")
+    if origin is not None and origin.lower() != f"http://{(headers.get('Host') or '').lower()}":
+        return f"Origin: {origin}"
+    fetched_from = (headers.get("Sec-Fetch-Site") or "").lower()
+    if fetched_from and fetched_from not in SAME_ORIGIN_FETCHES:
+        followed_link = headers.get("Sec-Fetch-Mode") == "navigate" and headers.get("Sec-Fetch-Dest") == "document"
+        if not (navigation_passes and followed_link):
+            return f"Sec-Fetch-Site: {fetched_from}"
+    return None
+
+
 def peer_done(connection: socket.socket) -> bool:
     """Whether a reload stream's connection has anything to read: its end (the page went away, or reset it)
     or bytes, which a page's EventSource never sends after its request. Either way the stream is over."""
@@ -180,7 +240,9 @@ class PreviewServer(ThreadingHTTPServer):
             self.site.log(traceback.format_exc())
 
 
-def make_handler(site: PreviewSite) -> type[BaseHTTPRequestHandler]:
+def make_handler(site: PreviewSite, listening_on: str = "127.0.0.1") -> type[BaseHTTPRequestHandler]:
+    own_names = machine_names(listening_on)
+
     class Handler(BaseHTTPRequestHandler):
         server_version = "vramsite-preview"
         timeout = REQUEST_TIMEOUT_SECONDS
@@ -192,10 +254,24 @@ def make_handler(site: PreviewSite) -> type[BaseHTTPRequestHandler]:
             self._answer(head=True)
 
         def _answer(self, head: bool) -> None:
-            if urlsplit(self.path).path == RELOAD_PATH:
+            reload = urlsplit(self.path).path == RELOAD_PATH
+            refusal = self._refusal(reload)
+            if refusal:
+                self._send(HTTPStatus.FORBIDDEN, f"refused: {refusal}\n".encode("utf-8"),
+                           "text/plain; charset=utf-8", head)
+            elif reload:
                 self._events(*reload_query(self.path), head)
             else:
                 self._page(head)
+
+        def _refusal(self, reload: bool) -> str | None:
+            """Why the request is not answered: it names another machine, or comes from another site's page
+            (which may still link to a page of the preview, never listen to its reloads)."""
+            host = self.headers.get("Host")
+            if foreign_host(host, own_names):
+                return f"the preview answers for this machine only, not for Host: {host}"
+            other = cross_origin(self.headers, navigation_passes=not reload)
+            return f"a request from another site's page ({other})" if other else None
 
         def _page(self, head: bool) -> None:
             files, problems, build = site.answer(self.path)
@@ -272,7 +348,7 @@ def start_server(root: Path, host: str = "127.0.0.1", port: int = 8000,
     """
     site = PreviewSite(root, render=render, log=log, debug=debug)
     try:
-        server = PreviewServer((host, port), make_handler(site), site)
+        server = PreviewServer((host, port), make_handler(site, host), site)
     except (OSError, OverflowError) as error:
         raise ServeError(f"cannot listen on {_address(host, port)}: {in_words(error)}") from error
     return server, site
