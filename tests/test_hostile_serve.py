@@ -13,6 +13,7 @@ from contextlib import ExitStack
 
 import pytest
 
+from seed_sites import assemble_seed_site
 from test_serve import _served_build, edit, fetch, preview  # noqa: F401 - the fixture
 from vramsite.publish import serve
 from vramsite.publish.serve import MAX_RELOAD_STREAMS, cross_origin, foreign_host, machine_names
@@ -176,34 +177,41 @@ OWN = {"Sec-Fetch-Site": "same-origin", "Sec-Fetch-Mode": "cors", "Sec-Fetch-Des
 """What Chromium sends with a preview page's own EventSource (no Origin)."""
 
 
-@pytest.mark.parametrize("headers", [
-    {"Origin": "http://evil.example"},
-    {"Origin": "null"},
-    {"Origin": "http://127.0.0.1:1", "Sec-Fetch-Site": "same-site"},  # another port of this machine
-    {"Sec-Fetch-Site": "cross-site"},
-    {"Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "navigate", "Sec-Fetch-Dest": "document"},
-    {"Host": "rebound.evil.example:8000", **OWN},  # DNS rebinding: the page's own origin, another name
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    """One preview for the tests that only ask (nothing edited): (port, the build its pages come from)."""
+    folder = assemble_seed_site(tmp_path_factory.mktemp("site"), "000")
+    server, _ = serve.start_server(folder, port=0, log=lambda line: None)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    yield server.server_address[1], _current_build(base)
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.mark.parametrize("headers, status", [
+    ({"Origin": "http://evil.example"}, 403),
+    ({"Origin": "null"}, 403),
+    ({"Origin": "http://127.0.0.1:1", "Sec-Fetch-Site": "same-site"}, 403),  # another port of this machine
+    ({"Sec-Fetch-Site": "cross-site"}, 403),
+    ({"Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "navigate", "Sec-Fetch-Dest": "document"}, 403),
+    ({"Host": "rebound.evil.example:8000", **OWN}, 403),  # DNS rebinding: the page's own origin, another name
+    (OWN, 200),
+    ({"Origin": "http://127.0.0.1:{port}", **OWN}, 200),  # a browser that names its origin on a same-origin stream
+    ({}, 200),  # not a browser
+    ({"Host": "localhost:{port}", "Sec-Fetch-Site": "none"}, 200),  # the stream's address typed in
 ])
-def test_a_reload_stream_from_another_sites_page_is_refused(preview, headers):
-    _, base, _, _ = preview
-    build = _current_build(base)
-    sock, status = _stream(_port(base), build, headers)
+def test_a_reload_stream_is_for_the_preview_pages_own_script_only(served, headers, status):
+    port, build = served
+    sock, answered = _stream(port, build, {name: value.format(port=port) for name, value in headers.items()})
     with sock:
-        assert status == 403
+        assert answered == status
 
 
-@pytest.mark.parametrize("headers", [
-    OWN,
-    {"Origin": "{own}", **OWN},  # a browser that names its origin on a same-origin stream
-    {},  # not a browser
-    {"Host": "localhost:{port}", "Sec-Fetch-Site": "none"},
-])
-def test_the_preview_pages_own_stream_is_answered_and_reloads(preview, headers):
+def test_the_preview_pages_own_stream_still_reloads_after_an_edit(preview):
     folder, base, _, _ = preview
     build = _current_build(base)
-    port = _port(base)
-    headers = {name: value.format(own=base, port=port) for name, value in headers.items()}
-    sock, status = _stream(port, build, headers)
+    sock, status = _stream(_port(base), build, OWN)
     with sock:
         assert status == 200
         edit(folder / "content" / "en" / "pricing.md", "Prices are per card", "Every price is per card")
@@ -223,9 +231,8 @@ def test_the_preview_pages_own_stream_is_answered_and_reloads(preview, headers):
     ({"Host": "localhost:{port}"}, 200),
     ({"Host": "[::1]:{port}"}, 200),
 ])
-def test_pages_answer_this_machine_and_links_only(preview, headers, status):
-    _, base, _, _ = preview
-    port = _port(base)
+def test_pages_answer_this_machine_and_links_only(served, headers, status):
+    port, _ = served
     sock = _request(port, "/en/vram.html", {name: value.format(port=port) for name, value in headers.items()})
     with sock:
         assert _head(sock)[0] == status
@@ -234,7 +241,6 @@ def test_pages_answer_this_machine_and_links_only(preview, headers, status):
 def test_a_connection_left_idle_ends_its_thread(tmp_path, monkeypatch):
     """Before: a connection that sent nothing held its thread for good (no timeout on reading the request)."""
     monkeypatch.setattr(serve, "REQUEST_TIMEOUT_SECONDS", 1.5)
-    from seed_sites import assemble_seed_site
     assemble_seed_site(tmp_path, "000")
     server, _ = serve.start_server(tmp_path, port=0, log=lambda line: None)
     threading.Thread(target=server.serve_forever, daemon=True).start()
