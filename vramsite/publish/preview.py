@@ -1,6 +1,7 @@
 """The preview's site: the files of its last whole build, and the build under way after a save.
 
-A request, a reload stream or the watcher that finds a source changed since
+A request, or the one watcher that looks at the sources while a reload
+stream is open (or `serve` runs), that finds a source changed since
 the last build starts the next one, in a thread of its own; one build runs at
 a time, and a change saved meanwhile is built once it ends. Each request
 serves one build, never a mix of two: the whole site as last built, or, while
@@ -81,6 +82,9 @@ class PreviewSite:
         self._recent: list[str] = []
         """The pages asked for last, the latest first."""
         self._changed = threading.Condition()
+        self._watch_periods: list[float] = []
+        """How often each block under ``watched`` asks for the sources to be looked at."""
+        self._watcher: threading.Thread | None = None
 
     def folders(self) -> list[Path]:
         """The site's watched folders, and the engine's templates and catalogs that a site falls back on."""
@@ -134,12 +138,12 @@ class PreviewSite:
         return self.files, self.problems, self._finished
 
     def newer_than(self, since: int, page: str, seconds: float) -> int | None:
-        """The number of a build newer than ``since`` that ``page`` can be answered from, once there is one
-        (the sources are checked meanwhile); None if there is none within ``seconds``."""
+        """The number of a build newer than ``since`` that ``page`` can be answered from, once there is one;
+        None if there is none within ``seconds``. It looks at no file: the builds a watcher (``watched``) or a
+        request starts wake it, and it waits without holding the lock."""
         deadline = time.monotonic() + seconds
         with self._changed:
             while True:
-                self._build_if_changed()
                 running = self._running
                 if running is not None and running.number != since and running.answers(page):
                     return running.number
@@ -165,6 +169,33 @@ class PreviewSite:
                 self._open[page] -= 1
                 if not self._open[page]:
                     del self._open[page]
+
+    @contextmanager
+    def watched(self, seconds: float):
+        """The sources are looked at every ``seconds`` (or more often, where another block asks) for the
+        block, and a change starts its build. One watcher thread does it however many blocks ask, and ends
+        when none does: a scan of the sources takes the lock, so one scan per period, not one per open page.
+        """
+        with self._changed:
+            self._watch_periods.append(seconds)
+            if self._watcher is None:
+                self._watcher = threading.Thread(target=self._watch, name="watch-sources", daemon=True)
+                self._watcher.start()
+        try:
+            yield
+        finally:
+            with self._changed:
+                self._watch_periods.remove(seconds)
+
+    def _watch(self) -> None:
+        while True:
+            with self._changed:
+                if not self._watch_periods:
+                    self._watcher = None
+                    return
+                period = min(self._watch_periods)
+                self._build_if_changed()
+            time.sleep(period)
 
     # -- building -----------------------------------------------------------------
 
