@@ -132,8 +132,10 @@ def _parser() -> argparse.ArgumentParser:
     serve = commands.add_parser(
         "serve", help="preview the site on localhost, rebuilding when a source file changes",
         description="Serve the site from memory at http://HOST:PORT/. Every request first looks for changed files "
-                    "under data/, content/, templates/ and locales/ and rebuilds if there are any; while the build "
-                    "fails, every page shows the list of problems instead. Writes nothing. Stop with Ctrl-C.")
+                    "under data/, content/, templates/ and locales/ and rebuilds if there are any (one watcher also looks "
+                    "every 0.1 s while a page is open, and its page reloads itself); while the build fails, every "
+                    "page shows the list of problems instead. Answers only requests addressed to this machine from "
+                    "its own pages. Writes nothing. Stop with Ctrl-C.")
     _site_option(serve)
     serve.add_argument("--port", type=_port, default=8000, help="port to listen on (default: 8000; 0 picks a free one)")
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1, this machine only)")
