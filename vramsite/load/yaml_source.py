@@ -21,14 +21,13 @@ from pathlib import Path
 import yaml
 
 from ..errors import InputError, Problem
-from .text import decode_utf8, shown, text_problem
+from .source_read import DATA, read_source_text
+from .text import shown, text_problem
 
 # libyaml's parser where PyYAML was built with it: the same nodes, several times faster;
 # on a syntax error the file is read again by PyYAML's parser for its clearer message.
 _COMPOSER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
-MAX_BYTES = 4_000_000
-"""Largest YAML file read; the site's data files are a few KB."""
 MAX_DEPTH = 16
 """Deepest nesting of lists and mappings; the data files need six levels."""
 MAX_DIGITS = 100
@@ -63,12 +62,8 @@ class YamlDocument:
 
 
 def read_yaml(path: Path, name: str) -> YamlDocument:
-    """Parse ``path``; ``name`` is how messages call the file."""
-    raw = path.read_bytes()
-    if len(raw) > MAX_BYTES:
-        raise InputError([Problem(name, 1, "", f"the file is larger than {MAX_BYTES // 1_000_000} MB; "
-                                                   "is it the right file?")])
-    return parse_yaml(decode_utf8(raw, name), name)
+    """Parse ``path``; ``name`` is how messages call the file (read as ``source_read`` reads a data file)."""
+    return parse_yaml(read_source_text(path, name, DATA), name)
 
 
 def parse_yaml(text: str, name: str, first_line: int = 1) -> YamlDocument:

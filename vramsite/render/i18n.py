@@ -9,6 +9,7 @@ and no id is derived from another.
 from __future__ import annotations
 
 import gettext as _gettext
+import io
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +19,7 @@ from babel.messages.pofile import PoFileError, read_po
 from ..errors import InputError, Problem
 from ..layout import SiteLayout
 from ..load.catalog_check import catalog_problems
+from ..load.source_read import CATALOG, read_source
 from ..load.text import decode_utf8
 from ..load.model import LocaleConfig
 
@@ -108,11 +110,12 @@ def _overlay(layers: list[Catalog]) -> Catalog:
 
 
 def _read(path: Path, relative: str, locale: LocaleConfig) -> Catalog:
-    text = decode_utf8(path.read_bytes(), relative)
+    raw = read_source(path, relative, CATALOG)
+    text = decode_utf8(raw, relative)
     problems = catalog_problems(text, relative)
     if problems:
         raise InputError(problems)
-    po, plural = _parse(path, relative, locale, text)
+    po, plural = _parse(raw, relative, locale, text)
     messages, fuzzy, lines = {}, set(), {}
     for message in po:
         if not message.id:
@@ -126,11 +129,10 @@ def _read(path: Path, relative: str, locale: LocaleConfig) -> Catalog:
     return Catalog(locale, relative, messages, fuzzy, lines, plural)
 
 
-def _parse(path: Path, relative: str, locale: LocaleConfig, text: str):
+def _parse(raw: bytes, relative: str, locale: LocaleConfig, text: str):
     """babel's catalog and its plural function; what babel refuses, at the line it names."""
     try:
-        with path.open("rb") as handle:
-            po = read_po(handle, locale=locale.gettext, abort_invalid=True)
+        po = read_po(io.BytesIO(raw), locale=locale.gettext, abort_invalid=True)
         return po, _gettext.c2py(po.plural_expr)
     except PoFileError as error:
         message = str(error).rsplit(" on ", 1)[0]

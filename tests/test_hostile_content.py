@@ -1,0 +1,116 @@
+"""Hostile input, round two: sources read through links, and content that would publish live HTML or script.
+
+End to end where the case is about what ``build.py build`` does (the pattern of
+tests/bad_input_support.py: exit status 1, one located line, the previous site
+kept byte for byte); unit tests for the variants of each mechanism.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from bad_input_support import Bad, built_site, check_refused_and_kept, site  # noqa: F401
+from vramsite.errors import InputError
+from vramsite.load import source_read
+from vramsite.load.source_read import CONTENT, DATA, read_source
+
+PO_EN = "locales/en/LC_MESSAGES/messages.po"
+
+
+# -- sources are read inside the site, regular files only, bounded -------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Link:
+    """Replace ``file`` by a symbolic link to ``target``."""
+
+    file: str
+    target: str
+
+    def apply(self, site: Path) -> int:
+        path = site / self.file
+        path.unlink(missing_ok=True)
+        path.symlink_to(self.target)
+        return 0
+
+
+@dataclass(frozen=True)
+class Fifo:
+    """Replace ``file`` by a named pipe, which blocks whoever opens it to read until someone writes."""
+
+    file: str
+
+    def apply(self, site: Path) -> int:
+        path = site / self.file
+        path.unlink(missing_ok=True)
+        os.mkfifo(path)
+        return 0
+
+
+OUTSIDE = "outside the site's folder; a source must be a file inside the site"
+
+SOURCE_CASES = [
+    Bad("content linked to /dev/zero", (Link("content/en/pricing.md", "/dev/zero"),),
+        "content/en/pricing.md", None, "", f"is a link to '/dev/zero', {OUTSIDE}"),
+    Bad("data linked to /etc/passwd", (Link("data/discounts.yaml", "/etc/passwd"),),
+        "data/discounts.yaml", None, "", f"is a link to '/etc/passwd', {OUTSIDE}"),
+    Bad("a catalog linked to /etc/passwd", (Link(PO_EN, "/etc/passwd"),),
+        PO_EN, None, "", f"is a link to '/etc/passwd', {OUTSIDE}"),
+    Bad("a layout linked out of the site", (Link("templates/page.md", "../../../../../../etc/passwd"),),
+        "templates/page.md", None, "", f"is a link to '/etc/passwd', {OUTSIDE}"),
+    Bad("an asset linked out of the site", (Link("templates/static/extra.css", "/etc/passwd"),),
+        "templates/static/extra.css", None, "", f"is a link to '/etc/passwd', {OUTSIDE}"),
+    Bad("content that is a FIFO", (Fifo("content/en/pricing.md"),),
+        "content/en/pricing.md", None, "", "is a FIFO (named pipe), not a regular file"),
+]
+
+
+@pytest.mark.parametrize("case", SOURCE_CASES, ids=[case.name for case in SOURCE_CASES])
+def test_a_source_that_leaves_the_site_or_is_no_file_is_refused_at_once(site, case):
+    started = time.monotonic()
+    check_refused_and_kept(site, case)
+    assert time.monotonic() - started < 60, "the build waited on the file"
+
+
+def test_nothing_of_a_file_outside_the_site_is_quoted(site, capfd):
+    """/etc/passwd, once printed line by line by the catalog's reader, is not read at all."""
+    from cli_support import run_build
+
+    Link(PO_EN, "/etc/passwd").apply(site)
+    run = run_build(site)
+    assert run.returncode == 1 and "root:" not in run.stderr and len(run.stderr.splitlines()) == 2, run.stderr
+
+
+def test_a_device_is_refused_without_reading_it():
+    with pytest.raises(InputError) as refused:
+        read_source(Path("/dev/zero"), "/dev/zero", CONTENT)
+    assert str(refused.value) == "/dev/zero: is a character device, not a regular file; a source must be a plain file"
+
+
+def test_a_file_past_its_kind_s_bound_is_refused_and_not_read_whole(tmp_path, monkeypatch):
+    monkeypatch.setitem(source_read.LIMITS, DATA, 1000)
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "gpus.yaml").write_bytes(b"x" * 1001)
+    with pytest.raises(InputError) as refused:
+        read_source(tmp_path / "data" / "gpus.yaml", "data/gpus.yaml", DATA)
+    assert "data/gpus.yaml: is larger than 0.001 MB" in str(refused.value)
+    (tmp_path / "data" / "gpus.yaml").write_bytes(b"x" * 1000)
+    assert read_source(tmp_path / "data" / "gpus.yaml", "data/gpus.yaml", DATA) == b"x" * 1000
+
+
+def test_a_link_that_stays_inside_the_site_is_read(tmp_path):
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "shared.yaml").write_text("a: 1\n")
+    (tmp_path / "data" / "gpus.yaml").symlink_to("shared.yaml")
+    assert read_source(tmp_path / "data" / "gpus.yaml", "data/gpus.yaml", DATA) == b"a: 1\n"
+
+
+def test_a_path_already_resolved_out_of_the_site_is_refused(tmp_path):
+    """A caller that followed the link itself (layers() resolves) hands over a path that does not end in the name."""
+    with pytest.raises(InputError, match="is a link to '/etc/passwd'"):
+        read_source(Path("/etc/passwd"), PO_EN, DATA)
