@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from bad_input_support import Bad, built_site, check_refused_and_kept, site  # noqa: F401
+from bad_input_support import EDITED, At, Bad, Edit, built_site, check_refused_and_kept, site  # noqa: F401
 from vramsite.errors import InputError
 from vramsite.load import source_read
 from vramsite.load.source_read import CONTENT, DATA, read_source
@@ -114,3 +114,39 @@ def test_a_path_already_resolved_out_of_the_site_is_refused(tmp_path):
     """A caller that followed the link itself (layers() resolves) hands over a path that does not end in the name."""
     with pytest.raises(InputError, match="is a link to '/etc/passwd'"):
         read_source(Path("/etc/passwd"), PO_EN, DATA)
+
+
+# -- content publishes nothing live ----------------------------------------------------------------------------------
+
+
+def edit(file, old, new):
+    return (Edit(file, old, new),)
+
+
+CATALOGUE_LINK = '[GPU catalogue]({{ link("gpus", "index") }}).'
+PRICING = "content/en/pricing.md"
+
+CONTENT_CASES = [
+    Bad("a script in content", edit(PRICING, CATALOGUE_LINK, CATALOGUE_LINK + "\n\n<script>alert(1)</script>"),
+        PRICING, At("<script>"), "", "raw HTML '<script>' is not allowed in content: a page runs no script of its own"),
+    Bad("an entity-encoded javascript: link in raw HTML",
+        edit(PRICING, CATALOGUE_LINK, CATALOGUE_LINK + ' <a href="jav&#x61;script:alert(1)">x</a>'),
+        PRICING, At("<a href="), "", "<a href> to 'javascript:alert(1)' is not allowed in content"),
+    Bad("an event handler on the engine's own span",
+        edit(PRICING, CATALOGUE_LINK, CATALOGUE_LINK + ' <span class="fig" onmouseover="alert(1)">x</span>'),
+        PRICING, At('<span class="fig"'), "", "attribute 'onmouseover' is none of the engine's"),
+    Bad("a Markdown link to javascript:", edit(PRICING, CATALOGUE_LINK, CATALOGUE_LINK + " [x](javascript:alert(1))"),
+        PRICING, At("javascript:"), "", "link to 'javascript:alert(1)' is not allowed in content"),
+    Bad("a data: image", edit(PRICING, CATALOGUE_LINK, CATALOGUE_LINK + "\n\n![x](data:image/png;base64,AAAA)"),
+        PRICING, At("data:image"), "", "image to 'data:image/png;base64,AAAA' is not allowed in content"),
+    Bad("a link's anchor that breaks out of the link",
+        edit(PRICING, CATALOGUE_LINK, '[GPU catalogue]({{ link("gpus", "index", anchor=\'"><img src=x onerror=alert(1)>\') }}).'),
+        PRICING, EDITED, "", "anchor '\"><img src=x onerror=alert(1)>' is no heading id"),
+    Bad("a script in a page's title", edit(PRICING, "title: Pricing\n", "title: Pricing <script>alert(1)</script>\n"),
+        PRICING, EDITED, "", "raw HTML '<script>' is not allowed in content"),
+]
+
+
+@pytest.mark.parametrize("case", CONTENT_CASES, ids=[case.name for case in CONTENT_CASES])
+def test_content_that_would_publish_live_html_or_script_is_refused_at_its_line(site, case):
+    check_refused_and_kept(site, case)

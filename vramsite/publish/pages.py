@@ -17,10 +17,10 @@ from markupsafe import Markup
 from ..errors import InputError, Problem
 from ..layout import STATIC_FOLDER, SiteLayout, page_path, relative_url
 from ..load.pages import PAGES_FILE, PageSpec
-from ..load.source_read import ASSET, read_source
+from ..load.source_read import ASSET, CONTENT, read_source, read_source_text
 from ..load.text import decode_utf8
 from ..render.content import html_meta, layout_problem, page_meta, read_content, render_content
-from ..render.markdown import section_headings, section_pairs, strip_heading_ids
+from ..render.markdown import UnsafeMarkup, line_of, section_headings, section_pairs, strip_heading_ids
 from ..render.scope import HTML, MD, Scope, ScopeServices
 from ..render.services import Events, PageFacts
 from . import discovery
@@ -131,12 +131,16 @@ class PageRenderer:
         markdown = self.services.markdown
         meta = page_meta(source, md_scope.content_context())
         body_md = strip_heading_ids(render_content(source, source.template, md_scope.content_context()))
-        tokens = markdown.parse(render_content(source, source.template, html_scope.content_context()))
+        try:
+            tokens = markdown.parse(render_content(source, source.template, html_scope.content_context()))
+            shown_meta = html_meta(meta, markdown)
+        except UnsafeMarkup as error:
+            raise InputError([self._unsafe_markup(error, page, locale, source.name)]) from None
         body_html = markdown.renderer.render(tokens, markdown.options, {})
         info = {"key": page.id, "title": meta["title"], "description": meta["description"],
                 "lead": meta.get("lead", ""), "jsonld": discovery.faq_jsonld(section_pairs(tokens, "faq"))}
         contents = [{"id": id_, "text": text} for id_, text in section_headings(tokens)]
-        html = self._layout(page.template, html_scope, page={**info, **html_meta(meta, markdown), "contents": contents},
+        html = self._layout(page.template, html_scope, page={**info, **shown_meta, "contents": contents},
                             body=Markup(body_html))
         twin = self._layout("page.md", md_scope, page=info, body=Markup(body_md))
         return RenderedPage(page.id, locale, info["title"], info["description"], html.encode("utf-8"),
@@ -152,6 +156,12 @@ class PageRenderer:
         if name not in self._sources:
             self._sources[name] = read_content(path, name, self.services.content, layout.code_cache)
         return self._sources[name]
+
+    def _unsafe_markup(self, error: UnsafeMarkup, page: PageSpec, locale, name: str) -> Problem:
+        """The refusal at the line of the content file that holds the refused tag or URL (none when expressions
+        made it)."""
+        text = read_source_text(self.services.layout.content_file(locale.segment, page.source), name, CONTENT)
+        return Problem(name, line_of(text, error.source), "", str(error))
 
     def _layout(self, template_name: str, scope: Scope, **context) -> str:
         key = context["page"]["key"]
