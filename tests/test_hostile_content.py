@@ -150,3 +150,42 @@ CONTENT_CASES = [
 @pytest.mark.parametrize("case", CONTENT_CASES, ids=[case.name for case in CONTENT_CASES])
 def test_content_that_would_publish_live_html_or_script_is_refused_at_its_line(site, case):
     check_refused_and_kept(site, case)
+
+
+# -- the minor ones --------------------------------------------------------------------------------------------------
+
+
+YAML_CASES = [
+    Bad("a memory size written as YAML 1.1 octal", edit("data/gpus.yaml", "    memory_gb: 192\n", "    memory_gb: 0300\n"),
+        "data/gpus.yaml", EDITED, "gpus[mi300x].memory_gb",
+        "'0300' is read as 192 by YAML 1.1's rules for octal, base-60, hexadecimal and _ numbers"),
+]
+
+
+@pytest.mark.parametrize("case", YAML_CASES, ids=[case.name for case in YAML_CASES])
+def test_a_number_yaml_readers_disagree_on_is_refused_not_read_silently(site, case):
+    check_refused_and_kept(site, case)
+
+
+def test_a_missing_stylesheet_is_named_not_a_key_error(tmp_path):
+    """The engine's templates/static/style.css, which the 404 page carries inline, deleted: one located line."""
+    import shutil
+    import subprocess
+    import sys
+
+    from cli_support import ROOT
+    from seed_sites import assemble_seed_site
+
+    engine = tmp_path / "engine"
+    shutil.copytree(ROOT / "vramsite", engine / "vramsite", ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("templates", "locales"):
+        shutil.copytree(ROOT / name, engine / name)
+    shutil.copy(ROOT / "build.py", engine / "build.py")
+    (engine / "templates" / "static" / "style.css").unlink()
+    site = assemble_seed_site(tmp_path / "site", "003")
+    run = subprocess.run([sys.executable, str(engine / "build.py"), "build", "--site", str(site), "--out",
+                          str(tmp_path / "out")], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 1 and "Traceback" not in run.stderr, run.stderr
+    assert run.stderr.splitlines() == [
+        "templates/static/style.css: is missing; every site needs it (the 404 page carries it inline): restore the "
+        "engine's stylesheet", "1 problem; nothing was written."]
