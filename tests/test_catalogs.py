@@ -88,3 +88,14 @@ def test_a_plural_rule_that_picks_no_form_is_one_problem_at_the_header(tmp_path,
     line = text[: text.index("Plural-Forms")].count("\n") + 1
     assert [str(problem) for problem in refused.value.problems] == [
         f"{name}:{line}: the catalog's Plural-Forms rule {wrong}; correct the rule"]
+
+
+def test_a_file_that_is_no_catalog_is_not_printed_back_line_by_line():
+    from vramsite.load.catalog_check import MAX_UNREADABLE, catalog_problems
+
+    text = "".join(f"user{number}:x:{number}:{number}::/home/user{number}:/bin/sh\n" for number in range(40))
+    problems = catalog_problems(text, "locales/en/LC_MESSAGES/messages.po")
+    assert len(problems) == MAX_UNREADABLE + 1
+    assert str(problems[-1]) == ("locales/en/LC_MESSAGES/messages.po:6: and 35 more lines no catalog holds; "
+                                 "is it the right file?")
+    assert all(len(str(problem)) < 160 for problem in problems)
