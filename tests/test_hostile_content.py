@@ -8,6 +8,9 @@ kept byte for byte); unit tests for the variants of each mechanism.
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,6 +18,8 @@ from pathlib import Path
 import pytest
 
 from bad_input_support import EDITED, At, Bad, Edit, built_site, check_refused_and_kept, site  # noqa: F401
+from cli_support import ROOT, run_build
+from seed_sites import assemble_seed_site
 from vramsite.errors import InputError
 from vramsite.load import source_read
 from vramsite.load.source_read import CONTENT, DATA, read_source
@@ -77,10 +82,8 @@ def test_a_source_that_leaves_the_site_or_is_no_file_is_refused_at_once(site, ca
     assert time.monotonic() - started < 60, "the build waited on the file"
 
 
-def test_nothing_of_a_file_outside_the_site_is_quoted(site, capfd):
+def test_nothing_of_a_file_outside_the_site_is_quoted(site):
     """/etc/passwd, once printed line by line by the catalog's reader, is not read at all."""
-    from cli_support import run_build
-
     Link(PO_EN, "/etc/passwd").apply(site)
     run = run_build(site)
     assert run.returncode == 1 and "root:" not in run.stderr and len(run.stderr.splitlines()) == 2, run.stderr
@@ -169,13 +172,6 @@ def test_a_number_yaml_readers_disagree_on_is_refused_not_read_silently(site, ca
 
 def test_a_missing_stylesheet_is_named_not_a_key_error(tmp_path):
     """The engine's templates/static/style.css, which the 404 page carries inline, deleted: one located line."""
-    import shutil
-    import subprocess
-    import sys
-
-    from cli_support import ROOT
-    from seed_sites import assemble_seed_site
-
     engine = tmp_path / "engine"
     shutil.copytree(ROOT / "vramsite", engine / "vramsite", ignore=shutil.ignore_patterns("__pycache__"))
     for name in ("templates", "locales"):
@@ -189,3 +185,14 @@ def test_a_missing_stylesheet_is_named_not_a_key_error(tmp_path):
     assert run.stderr.splitlines() == [
         "templates/static/style.css: is missing; every site needs it (the 404 page carries it inline): restore the "
         "engine's stylesheet", "1 problem; nothing was written."]
+
+
+def test_a_long_bad_value_is_quoted_as_a_short_excerpt(site):
+    """A value the schema refuses is quoted in its message: a few dozen characters of it, on one line."""
+    path = site / "data" / "discounts.yaml"
+    path.write_text('multi_card: "' + "root:x:0:0:root:/root:/bin/bash\\n" * 200 + '"\n', encoding="utf-8")
+    run = run_build(site)
+    assert run.returncode == 1, run.stderr
+    first = run.stderr.splitlines()[0]
+    assert first.startswith("data/discounts.yaml:1: multi_card: expected a list, got text 'root:x:0:0:root:/root:/bin/bash\\n")
+    assert first.endswith("…'") and len(first) < 140

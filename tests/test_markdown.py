@@ -1,9 +1,11 @@
-"""The Markdown step: heading ids, the twin's headings, and an FAQ read from the parsed text."""
+"""The Markdown step: heading ids, the twin's headings, an FAQ read from the parsed text, and nothing live from content."""
 
 from __future__ import annotations
 
+import pytest
+
 from vramsite.publish.discovery import faq_jsonld
-from vramsite.render.markdown import make_markdown, section_pairs, strip_heading_ids
+from vramsite.render.markdown import UnsafeMarkup, make_markdown, section_pairs, strip_heading_ids
 
 SOURCE = """\
 ## Before {#intro}
@@ -55,10 +57,6 @@ def test_faq_jsonld_keeps_answered_questions_and_escapes_markup():
 
 
 # -- nothing live from content (markdown.engine_markup_only) ------------------------------------------------------
-
-import pytest  # noqa: E402
-
-from vramsite.render.markdown import UnsafeMarkup  # noqa: E402
 
 LIVE = [
     "<script>alert(1)</script>",

@@ -168,12 +168,6 @@ def _check_script(attributes: dict[str, str], tag: re.Match, html: str) -> None:
     raise UnsafeMarkup(f"raw HTML {excerpt(text)} is not allowed in content: a page runs no script of its own", text)
 
 
-def line_of(text: str, needle: str) -> int | None:
-    """The line of ``text`` where ``needle`` first stands, ignoring case; None where it stands nowhere."""
-    found = text.lower().find(needle.lower())
-    return None if found < 0 or not needle else text.count("\n", 0, found) + 1
-
-
 def _check_url(what: str, url: str, source: str) -> None:
     """Refuse ``url`` unless it is relative (or a #fragment) or its scheme is http, https or mailto."""
     read = _URL_SKIPPED.sub("", url).lstrip("".join(map(chr, range(0x21))))
@@ -239,3 +233,9 @@ def markdown_plain_text(md: MarkdownIt, source: str) -> str:
     """One line of Markdown (a page title) as the HTML-escaped text a reader sees: escapes and markup resolved."""
     tokens = md.parseInline(source)
     return str(escape(plain_text(tokens[0]) if tokens else ""))
+
+
+def line_of(text: str, needle: str) -> int | None:
+    """The line of ``text`` where ``needle`` first stands, ignoring case; None where it stands nowhere."""
+    found = text.lower().find(needle.lower())
+    return None if found < 0 or not needle else text.count("\n", 0, found) + 1
