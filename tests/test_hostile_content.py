@@ -134,7 +134,7 @@ CONTENT_CASES = [
         PRICING, At("<script>"), "", "raw HTML '<script>' is not allowed in content: a page runs no script of its own"),
     Bad("an entity-encoded javascript: link in raw HTML",
         edit(PRICING, CATALOGUE_LINK, CATALOGUE_LINK + ' <a href="jav&#x61;script:alert(1)">x</a>'),
-        PRICING, At("<a href="), "", "<a href> to 'javascript:alert(1)' is not allowed in content"),
+        PRICING, At("<a href="), "", "is not allowed in content: href 'javascript:alert(1)': a link is relative"),
     Bad("an event handler on the engine's own span",
         edit(PRICING, CATALOGUE_LINK, CATALOGUE_LINK + ' <span class="fig" onmouseover="alert(1)">x</span>'),
         PRICING, At('<span class="fig"'), "", "attribute 'onmouseover' is none of the engine's"),

@@ -14,6 +14,7 @@ can cut pieces out of the engine's markup and join them), is refused as
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from html import unescape
 
 from markdown_it import MarkdownIt
@@ -100,7 +101,9 @@ _TAG = re.compile(r'<(/?)([A-Za-z][A-Za-z0-9]*)((?:[ \t\n]+[A-Za-z][\w:.-]*(?:="
 _ATTRIBUTE = re.compile(r'([A-Za-z][\w:.-]*)(?:="([^"]*)")?')
 _SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*):")
 _URL_SKIPPED = re.compile(r"[\t\n\r]")
-"""What a browser removes from a URL before reading its scheme (and it strips leading spaces and controls)."""
+_URL_STRIPPED = "".join(map(chr, range(0x21)))
+"""What a browser removes from a URL before reading its scheme: tabs and line breaks anywhere, and spaces and
+control characters in front."""
 
 
 def engine_markup_only(md: MarkdownIt) -> None:
@@ -116,10 +119,12 @@ def _check_tokens(tokens: list[Token]) -> None:
     for token in tokens:
         if token.type in ("html_block", "html_inline"):
             check_html(token.content)
-        elif token.type == "link_open":
-            _check_url("link", token.attrGet("href") or "", token.attrGet("href") or "")
-        elif token.type == "image":
-            _check_url("image", token.attrGet("src") or "", token.attrGet("src") or "")
+        elif token.type in ("link_open", "image"):
+            what, key = ("link", "href") if token.type == "link_open" else ("image", "src")
+            url = token.attrGet(key) or ""
+            refusal = _url_refusal(url)
+            if refusal:
+                raise UnsafeMarkup(f"{what} to {excerpt(url)} is not allowed in content: {refusal}", url)
         if token.children:
             _check_tokens(token.children)
 
@@ -129,52 +134,58 @@ def check_html(html: str) -> None:
     position = html.find("<")
     while position >= 0:
         tag = _TAG.match(html, position)
-        if tag is None:
-            raw = html[position:].split("\n", 1)[0]
-            raise UnsafeMarkup(f"raw HTML {excerpt(raw)} is not allowed in content: write Markdown", raw)
-        _check_tag(tag, html)
+        text = html[position:].split("\n", 1)[0] if tag is None else tag.group()
+        refusal = "write Markdown" if tag is None else _tag_refusal(text)
+        if refusal is _LOADS_A_SCRIPT:
+            refusal = None if html.startswith("</script>", tag.end()) else "a page runs no script of its own"
+        if refusal:
+            raise UnsafeMarkup(f"raw HTML {excerpt(text)} is not allowed in content: {refusal}", text)
         position = html.find("<", tag.end())
 
 
-def _check_tag(tag: re.Match, html: str) -> None:
-    closing, name, text = tag.group(1), tag.group(2).lower(), tag.group()
+_LOADS_A_SCRIPT = "loads the site's script"
+"""_tag_refusal's answer for <script src="../assets/x.js">: the engine's, if no text follows it."""
+
+
+@lru_cache(maxsize=65536)
+def _tag_refusal(tag: str) -> str | None:
+    """Why ``tag`` (one whole tag, as _TAG matches it) is none of the engine's; None if it is one. A page's tables
+    repeat the same few tags thousands of times: each is looked at once."""
+    found = _TAG.fullmatch(tag)
+    closing, name = found.group(1), found.group(2).lower()
     if name not in HTML_ELEMENTS and name not in SVG_ELEMENTS:
-        raise UnsafeMarkup(f"raw HTML {excerpt(text)} is not allowed in content: <{name}> is none of the "
-                           "engine's elements; write Markdown", text)
-    attributes = [(key.lower(), unescape(value or "")) for key, value in _ATTRIBUTE.findall(tag.group(3))]
+        return f"<{name}> is none of the engine's elements; write Markdown"
+    attributes = [(key.lower(), unescape(value or "")) for key, value in _ATTRIBUTE.findall(found.group(3))]
     if closing and attributes:
-        raise UnsafeMarkup(f"raw HTML {excerpt(text)} is not allowed in content: a closing tag has no attributes", text)
+        return "a closing tag has no attributes"
     for key, value in attributes:
         if key not in ATTRIBUTES and not key.startswith(("data-", "aria-")):
-            raise UnsafeMarkup(f"raw HTML {excerpt(text)} is not allowed in content: attribute {key!r} is none of "
-                               "the engine's (no event handlers)", text)
-        if key in URL_ATTRIBUTES:
-            _check_url(f"<{name} {key}>", value, text)
+            return f"attribute {key!r} is none of the engine's (no event handlers)"
+        if key in URL_ATTRIBUTES and _url_refusal(value):
+            return f"{key} {excerpt(value)}: {_url_refusal(value)}"
         if key == "style" and re.search(r"[(\\@<&]", value):
-            raise UnsafeMarkup(f"raw HTML {excerpt(text)} is not allowed in content: a style may hold plain "
-                               "properties only, no url(), expression() or escapes", text)
+            return "a style may hold plain properties only, no url(), expression() or escapes"
     if name == "script" and not closing:
-        _check_script(dict(attributes), tag, html)
+        return _script_refusal(dict(attributes))
+    return None
 
 
-def _check_script(attributes: dict[str, str], tag: re.Match, html: str) -> None:
+def _script_refusal(attributes: dict[str, str]) -> str | None:
     """A script is data (type application/json, read by the calculator) or the site's own asset, with no text."""
-    text = tag.group()
     if set(attributes) == {"type"} and attributes["type"] == "application/json":
-        return
-    if set(attributes) <= {"src", "defer"} and SCRIPT_ASSET.fullmatch(attributes.get("src", "")) \
-            and html.startswith("</script>", tag.end()):
-        return
-    raise UnsafeMarkup(f"raw HTML {excerpt(text)} is not allowed in content: a page runs no script of its own", text)
+        return None
+    if set(attributes) <= {"src", "defer"} and SCRIPT_ASSET.fullmatch(attributes.get("src", "")):
+        return _LOADS_A_SCRIPT
+    return "a page runs no script of its own"
 
 
-def _check_url(what: str, url: str, source: str) -> None:
-    """Refuse ``url`` unless it is relative (or a #fragment) or its scheme is http, https or mailto."""
-    read = _URL_SKIPPED.sub("", url).lstrip("".join(map(chr, range(0x21))))
+def _url_refusal(url: str) -> str | None:
+    """Why ``url`` may not stand in a page; None if it is relative (or a #fragment) or http, https or mailto."""
+    read = _URL_SKIPPED.sub("", url).lstrip(_URL_STRIPPED)
     scheme = _SCHEME.match(read)
     if scheme and scheme.group(1).lower() not in SAFE_SCHEMES:
-        raise UnsafeMarkup(f"{what} to {excerpt(url)} is not allowed in content: a link is relative, http, "
-                           "https or mailto", source or url)
+        return "a link is relative, http, https or mailto"
+    return None
 
 
 def strip_heading_ids(text: str) -> str:
