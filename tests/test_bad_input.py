@@ -50,7 +50,7 @@ CASES = [
     Bad("string for a number", edit("data/prices.yaml", "{gpu: a40, usd: 240}", "{gpu: a40, usd: '240'}"),
         "data/prices.yaml", EDITED, "prices[a40].usd", "expected a number or nothing, got text '240'"),
     Bad("true for a number", edit("data/gpus.yaml", "    memory_gb: 192\n", "    memory_gb: yes\n"),
-        "data/gpus.yaml", EDITED, "gpus[mi300x].memory_gb", "expected a number, got true"),
+        "data/gpus.yaml", EDITED, "gpus[mi300x].memory_gb", "expected a number, got text 'yes'"),
     Bad("negative price", edit("data/prices.yaml", "{gpu: l4, usd: 250}", "{gpu: l4, usd: -250}"),
         "data/prices.yaml", EDITED, "prices[l4].usd", "must be at least 1 USD per card-month, got -250"),
     Bad("zero memory", edit("data/gpus.yaml", "    memory_gb: 192\n", "    memory_gb: 0\n"),

@@ -68,3 +68,34 @@ def test_the_engine_site_reads_each_catalog_once_however_its_folder_is_named(sit
     locales = load_site(ROOT).site.locales
     catalogs = i18n.load_catalogs(SiteLayout(Path(site)), locales)
     assert len(read_files) == len(set(read_files)) == len(locales) == len(catalogs)
+
+
+@pytest.mark.parametrize("rule, wrong", [
+    ("nplurals=2; plural=(n + 5);", "picks form 5 for n = 0, but the catalog has nplurals=2 (forms 0 to 1)"),
+    ("nplurals=2; plural=(n > 1 ? 2 : 0);", "picks form 2 for n = 2, but the catalog has nplurals=2 (forms 0 to 1)"),
+    ("nplurals=2; plural=(1 / n);", "fails for n = 0 (integer division or modulo by zero)"),
+])
+def test_a_plural_rule_that_picks_no_form_is_one_problem_at_the_header(tmp_path, rule, wrong):
+    """Not one IndexError in each content file that shows a plural: the catalog's header, once."""
+    name = "locales/en/LC_MESSAGES/messages.po"
+    text = (ROOT / name).read_text(encoding="utf-8")
+    path = tmp_path / name
+    path.parent.mkdir(parents=True)
+    path.write_text(text.replace("nplurals=2; plural=(n != 1);", rule), encoding="utf-8")
+    english = next(locale for locale in load_site(ROOT).site.locales if locale.gettext == "en")
+    with pytest.raises(i18n.InputError) as refused:
+        i18n._read(path, name, english)
+    line = text[: text.index("Plural-Forms")].count("\n") + 1
+    assert [str(problem) for problem in refused.value.problems] == [
+        f"{name}:{line}: the catalog's Plural-Forms rule {wrong}; correct the rule"]
+
+
+def test_a_file_that_is_no_catalog_is_not_printed_back_line_by_line():
+    from vramsite.load.catalog_check import MAX_UNREADABLE, catalog_problems
+
+    text = "".join(f"user{number}:x:{number}:{number}::/home/user{number}:/bin/sh\n" for number in range(40))
+    problems = catalog_problems(text, "locales/en/LC_MESSAGES/messages.po")
+    assert len(problems) == MAX_UNREADABLE + 1
+    assert str(problems[-1]) == ("locales/en/LC_MESSAGES/messages.po:6: and 35 more lines no catalog holds; "
+                                 "is it the right file?")
+    assert all(len(str(problem)) < 160 for problem in problems)

@@ -39,6 +39,7 @@ def catalog_problems(text: str, name: str) -> list[Problem]:
 def _entries(text: str, name: str) -> tuple[list[_Entry], list[Problem]]:
     entries: list[_Entry] = []
     problems: list[Problem] = []
+    unreadable: list[Problem] = []
     current: _Entry | None = None
     last_part: str | None = None
     fuzzy = False
@@ -69,12 +70,25 @@ def _entries(text: str, name: str) -> tuple[list[_Entry], list[Problem]]:
             value = _string(line, number, name, problems)
             current.parts[last_part] += value or ""
             continue
-        problems.append(Problem(name, number, "", f"cannot read this line: {_clip(line)} "
-                                                  "(lines are #comments, msgid, msgstr or \"text\")"))
+        unreadable.append(Problem(name, number, "", f"cannot read this line: {_clip(line)} "
+                                                    "(lines are #comments, msgid, msgstr or \"text\")"))
+    problems += _at_most_some(unreadable, name)
     for entry in entries:
         if not _complete(entry):
             problems.append(Problem(name, entry.line, _field(entry), "has no msgstr"))
     return entries, problems
+
+
+MAX_UNREADABLE = 5
+"""Unreadable lines quoted one by one: a file that is no catalog at all is not printed back line by line."""
+
+
+def _at_most_some(unreadable: list[Problem], name: str) -> list[Problem]:
+    if len(unreadable) <= MAX_UNREADABLE:
+        return unreadable
+    rest = unreadable[MAX_UNREADABLE]
+    return unreadable[:MAX_UNREADABLE] + [Problem(name, rest.line, "", f"and {len(unreadable) - MAX_UNREADABLE} more "
+                                                                      "lines no catalog holds; is it the right file?")]
 
 
 def _follows(part: str, entry: _Entry) -> bool:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from ..errors import Problem
 from .dates import parse_moment
 from .schema_check import Unsupported, conforms, not_multiple
-from .text import text_problem
+from .text import excerpt, text_problem
 from .yaml_source import YamlDocument, readable_path
 
 if TYPE_CHECKING:
@@ -183,7 +183,7 @@ def _describe(value: object) -> str:
     if value is None:
         return "nothing"
     if isinstance(value, str):
-        return f"text {value!r}" if value else "empty text"
+        return f"text {excerpt(value)}" if value else "empty text"
     if isinstance(value, (int, Decimal, float)):
         return str(value)
     if isinstance(value, list):

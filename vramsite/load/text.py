@@ -41,3 +41,13 @@ def decode_utf8(raw: bytes, name: str) -> str:
 def shown(name: str) -> str:
     """``name`` as a message prints it: quoted and escaped when it holds what text_problem refuses."""
     return repr(name) if text_problem(name) else name
+
+
+EXCERPT_CHARS = 60
+"""The most of a bad value a message quotes: enough to recognise it, never a whole file."""
+
+
+def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
+    """``text`` quoted for a message: one line (``repr`` escapes line breaks), at most ``limit`` characters of it."""
+    text = str(text)
+    return repr(text if len(text) <= limit else text[: limit - 1] + "…")

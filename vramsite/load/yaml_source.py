@@ -14,6 +14,7 @@ once. Everything in vramsite that reads YAML goes through ``parse_yaml``.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
@@ -21,14 +22,13 @@ from pathlib import Path
 import yaml
 
 from ..errors import InputError, Problem
-from .text import decode_utf8, shown, text_problem
+from .source_read import DATA, read_source_text
+from .text import excerpt, shown, text_problem
 
 # libyaml's parser where PyYAML was built with it: the same nodes, several times faster;
 # on a syntax error the file is read again by PyYAML's parser for its clearer message.
 _COMPOSER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
-MAX_BYTES = 4_000_000
-"""Largest YAML file read; the site's data files are a few KB."""
 MAX_DEPTH = 16
 """Deepest nesting of lists and mappings; the data files need six levels."""
 MAX_DIGITS = 100
@@ -63,12 +63,8 @@ class YamlDocument:
 
 
 def read_yaml(path: Path, name: str) -> YamlDocument:
-    """Parse ``path``; ``name`` is how messages call the file."""
-    raw = path.read_bytes()
-    if len(raw) > MAX_BYTES:
-        raise InputError([Problem(name, 1, "", f"the file is larger than {MAX_BYTES // 1_000_000} MB; "
-                                                   "is it the right file?")])
-    return parse_yaml(decode_utf8(raw, name), name)
+    """Parse ``path``; ``name`` is how messages call the file (read as ``source_read`` reads a data file)."""
+    return parse_yaml(read_source_text(path, name, DATA), name)
 
 
 def parse_yaml(text: str, name: str, first_line: int = 1) -> YamlDocument:
@@ -246,6 +242,11 @@ class _Builder:
         tag = node.tag
         if tag in (_STR, _TIMESTAMP):
             return node.value
+        if tag == _BOOL and not _YAML_1_2_BOOL.fullmatch(node.value):
+            return node.value  # yes, no, on, off: text, as YAML 1.2 reads them (country: NO stays "NO")
+        if tag in (_INT, _FLOAT) and not _YAML_1_2_NUMBER[tag].fullmatch(node.value):
+            self._problem(path, node, self._yaml_1_1_problem(node))
+            return None
         if tag in (_INT, _FLOAT) and len(node.value) > MAX_DIGITS:
             self._problem(path, node, f"a number of more than {MAX_DIGITS} characters; is it a typo?")
             return None
@@ -255,6 +256,16 @@ class _Builder:
             return self._scalars.construct_object(node, deep=True)
         self._problem(path, node, f"YAML tag {_short_tag(tag)!r} is not allowed; data files take plain values only")
         return None
+
+    def _yaml_1_1_problem(self, node: yaml.ScalarNode) -> str:
+        """What to write instead of a number only YAML 1.1 reads as one, saying what it reads."""
+        shown = excerpt(node.value, 40)
+        try:
+            old = self._scalars.construct_object(node, deep=True)
+        except (yaml.YAMLError, ValueError):
+            old = None
+        return (f"{shown} is read as {old} by YAML 1.1's rules for octal, base-60, hexadecimal and _ numbers, which "
+                "YAML 1.2 and people do not share; write the number in plain decimal digits, or quote it as text")
 
     def _decimal(self, node: yaml.ScalarNode, path: tuple) -> Decimal | None:
         text = node.value.replace("_", "")
@@ -272,6 +283,18 @@ class _Builder:
 
     def _line(self, node: yaml.Node) -> int:
         return min(node.start_mark.line + 1 + self.offset, self.last_line)
+
+
+_YAML_1_2_NUMBER = {
+    _INT: re.compile(r"[-+]?(?:0|[1-9][0-9]*)"),
+    _FLOAT: re.compile(r"[-+]?(?:[0-9]+\.[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)"),
+}
+"""The plain numbers YAML 1.2 reads as PyYAML (YAML 1.1) does. PyYAML also reads 0300 as octal 192, 1:20 as
+base-60 80, 0x1F, 0b11 and 1_000 as numbers, where YAML 1.2, another tool or the editor reads 300 or text: the
+file means different numbers to different readers, so such a value is refused rather than read either way."""
+_YAML_1_2_BOOL = re.compile(r"true|True|TRUE|false|False|FALSE")
+"""The booleans of YAML 1.2. PyYAML's yes/no/on/off are read as the text they are in YAML 1.2: the schema then
+refuses text where a boolean or number is due, and keeps it where text is (a country code NO)."""
 
 
 def _short_tag(tag: str) -> str:

@@ -6,6 +6,7 @@ reaches nothing else of the build.
 
 from __future__ import annotations
 
+import os
 import posixpath
 from dataclasses import dataclass
 from functools import cached_property
@@ -16,8 +17,10 @@ from markupsafe import Markup
 from ..errors import InputError, Problem
 from ..layout import STATIC_FOLDER, SiteLayout, page_path, relative_url
 from ..load.pages import PAGES_FILE, PageSpec
+from ..load.source_read import ASSET, CONTENT, read_source, read_source_text
+from ..load.text import decode_utf8
 from ..render.content import html_meta, layout_problem, page_meta, read_content, render_content
-from ..render.markdown import section_headings, section_pairs, strip_heading_ids
+from ..render.markdown import UnsafeMarkup, line_of, section_headings, section_pairs, strip_heading_ids
 from ..render.scope import HTML, MD, Scope, ScopeServices
 from ..render.services import Events, PageFacts
 from . import discovery
@@ -40,6 +43,10 @@ class RenderedPage:
     once, and this way holds it once)."""
 
 
+STYLESHEET = "style.css"
+"""The engine's stylesheet: linked first from every page, and inline in the 404 page."""
+
+
 class Assets:
     """templates/static of the engine, then of the site (a site's file of the same name wins), as assets/<name>."""
 
@@ -48,19 +55,30 @@ class Assets:
 
     @cached_property
     def files(self) -> dict[str, bytes]:
+        """Every file of the folders, read as sources are (``source_read``): a link out of the site, a FIFO or a
+        device among them is refused, not copied."""
         files = {}
         for folder in self.layout.layers(STATIC_FOLDER):
             if folder.is_dir():
                 for item in sorted(folder.iterdir()):
-                    if item.is_file():
-                        files[f"assets/{item.name}"] = item.read_bytes()
+                    if not item.is_dir():
+                        files[f"assets/{item.name}"] = read_source(item, f"{STATIC_FOLDER}/{item.name}", ASSET)
         return files
+
+    @cached_property
+    def stylesheet(self) -> str:
+        """The text of the engine's style.css, which the 404 page carries inline (it is served at any address)."""
+        name = f"{STATIC_FOLDER}/{STYLESHEET}"
+        if f"assets/{STYLESHEET}" not in self.files:
+            raise InputError([Problem(name, None, "", "is missing; every site needs it (the 404 page carries it "
+                                                      "inline): restore the engine's stylesheet")])
+        return decode_utf8(self.files[f"assets/{STYLESHEET}"], name)
 
     @cached_property
     def stylesheets(self) -> list[str]:
         """Every stylesheet among the assets, the engine's style.css first: each page links them all."""
         names = [path.removeprefix("assets/") for path in self.files if path.endswith(".css")]
-        return sorted(names, key=lambda name: (name != "style.css", name))
+        return sorted(names, key=lambda name: (name != STYLESHEET, name))
 
 
 @dataclass(frozen=True)
@@ -113,12 +131,16 @@ class PageRenderer:
         markdown = self.services.markdown
         meta = page_meta(source, md_scope.content_context())
         body_md = strip_heading_ids(render_content(source, source.template, md_scope.content_context()))
-        tokens = markdown.parse(render_content(source, source.template, html_scope.content_context()))
+        try:
+            tokens = markdown.parse(render_content(source, source.template, html_scope.content_context()))
+            shown_meta = html_meta(meta, markdown)
+        except UnsafeMarkup as error:
+            raise InputError([self._unsafe_markup(error, page, locale, source.name)]) from None
         body_html = markdown.renderer.render(tokens, markdown.options, {})
         info = {"key": page.id, "title": meta["title"], "description": meta["description"],
                 "lead": meta.get("lead", ""), "jsonld": discovery.faq_jsonld(section_pairs(tokens, "faq"))}
         contents = [{"id": id_, "text": text} for id_, text in section_headings(tokens)]
-        html = self._layout(page.template, html_scope, page={**info, **html_meta(meta, markdown), "contents": contents},
+        html = self._layout(page.template, html_scope, page={**info, **shown_meta, "contents": contents},
                             body=Markup(body_html))
         twin = self._layout("page.md", md_scope, page=info, body=Markup(body_md))
         return RenderedPage(page.id, locale, info["title"], info["description"], html.encode("utf-8"),
@@ -129,11 +151,17 @@ class PageRenderer:
         layout = self.services.layout
         name = layout.content_name(locale.segment, page.source)
         path = layout.content_file(locale.segment, page.source)
-        if not path.is_file():
+        if not os.path.lexists(path):  # a link or a FIFO is there: read_content says what is wrong with it
             raise InputError([Problem(PAGES_FILE, page.line, page.entry, f"no {locale.tag} text: {name} is missing")])
         if name not in self._sources:
             self._sources[name] = read_content(path, name, self.services.content, layout.code_cache)
         return self._sources[name]
+
+    def _unsafe_markup(self, error: UnsafeMarkup, page: PageSpec, locale, name: str) -> Problem:
+        """The refusal at the line of the content file that holds the refused tag or URL (none when expressions
+        made it)."""
+        text = read_source_text(self.services.layout.content_file(locale.segment, page.source), name, CONTENT)
+        return Problem(name, line_of(text, error.source), "", str(error))
 
     def _layout(self, template_name: str, scope: Scope, **context) -> str:
         key = context["page"]["key"]

@@ -23,7 +23,7 @@ def site_wide_files(layout_env: Environment, data: SiteData, catalogs: dict, ass
                   "url": f"{locale.segment}/index.html", "catalog": catalogs[locale.segment]}
                  for locale in site.locales]
     # The 404 page is served at any address, so it carries its styles inline.
-    stylesheet = Markup(assets.files["assets/style.css"].decode("utf-8"))
+    stylesheet = Markup(assets.stylesheet)
     context = {"site": site, "languages": languages, "pricing": data.pricing, "stylesheet": stylesheet}
     files = {
         "index.html": _plain(layout_env, "root.html", context),

@@ -20,7 +20,9 @@ import re
 import sys
 from pathlib import Path
 
+from ..errors import InputError
 from ..layout import SiteLayout
+from ..load.source_read import ASSET, read_source
 from ..signed_cache import read_signed, write_signed
 
 ENGINE_FOLDERS = ("vramsite", "templates", "locales")
@@ -65,7 +67,17 @@ def _input_files(site_root: Path):
             continue
         for path in sorted(folder.rglob("*")):
             if path.is_file() and "__pycache__" not in path.parts:
-                yield path, str(path.relative_to(folder.parent)), path.read_bytes()
+                name = str(path.relative_to(folder.parent))
+                yield path, name, _bytes_of(path, name, folder.parent)
+
+
+def _bytes_of(path: Path, name: str, root: Path) -> bytes:
+    """The file as the build reads a source (bounded, inside the site); for a file the build refuses, the refusal,
+    which the build reports in its turn."""
+    try:
+        return read_source(path, name, ASSET, root)
+    except InputError as error:
+        return str(error).encode()
 
 
 def library_versions() -> list[str]:

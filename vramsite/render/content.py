@@ -29,6 +29,7 @@ from jinja2.exceptions import SecurityError
 from markupsafe import Markup
 
 from ..errors import InputError, Problem, UnknownId
+from ..load.source_read import CONTENT, read_source_text, universal_newlines
 from ..load.text import shown, text_problem
 from ..load.yaml_source import YamlDocument, parse_yaml
 from ..signed_cache import read_signed, write_signed
@@ -140,10 +141,7 @@ def prune_unused_once(cache: Path, now: float | None = None) -> list[str]:
 
 
 def read_content(path: Path, name: str, env: ContentEnvironment, cache: Path | None = None) -> ContentFile:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as error:
-        raise InputError([Problem(name, None, "", f"not UTF-8 text ({error.reason})")]) from None
+    text = universal_newlines(read_source_text(path, name, CONTENT))
     meta, body, body_line = split_front_matter(text, name)
     template = _compile(env, body, cache, name, body_line)
     meta_templates = {key: _compile(env, value, cache, name, 2 + index)

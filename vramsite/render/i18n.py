@@ -9,6 +9,7 @@ and no id is derived from another.
 from __future__ import annotations
 
 import gettext as _gettext
+import io
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +19,7 @@ from babel.messages.pofile import PoFileError, read_po
 from ..errors import InputError, Problem
 from ..layout import SiteLayout
 from ..load.catalog_check import catalog_problems
+from ..load.source_read import CATALOG, read_source
 from ..load.text import decode_utf8
 from ..load.model import LocaleConfig
 
@@ -108,11 +110,12 @@ def _overlay(layers: list[Catalog]) -> Catalog:
 
 
 def _read(path: Path, relative: str, locale: LocaleConfig) -> Catalog:
-    text = decode_utf8(path.read_bytes(), relative)
+    raw = read_source(path, relative, CATALOG)
+    text = decode_utf8(raw, relative)
     problems = catalog_problems(text, relative)
     if problems:
         raise InputError(problems)
-    po, plural = _parse(path, relative, locale, text)
+    po, plural = _parse(raw, relative, locale, text)
     messages, fuzzy, lines = {}, set(), {}
     for message in po:
         if not message.id:
@@ -126,12 +129,13 @@ def _read(path: Path, relative: str, locale: LocaleConfig) -> Catalog:
     return Catalog(locale, relative, messages, fuzzy, lines, plural)
 
 
-def _parse(path: Path, relative: str, locale: LocaleConfig, text: str):
+def _parse(raw: bytes, relative: str, locale: LocaleConfig, text: str):
     """babel's catalog and its plural function; what babel refuses, at the line it names."""
     try:
-        with path.open("rb") as handle:
-            po = read_po(handle, locale=locale.gettext, abort_invalid=True)
-        return po, _gettext.c2py(po.plural_expr)
+        po = read_po(io.BytesIO(raw), locale=locale.gettext, abort_invalid=True)
+        plural = _gettext.c2py(po.plural_expr)
+        _check_plural(plural, po.num_plurals, relative, text)
+        return po, plural
     except PoFileError as error:
         message = str(error).rsplit(" on ", 1)[0]
         raise InputError([Problem(relative, error.lineno + 1, "", f"cannot read the catalog: {message}")]) from None
@@ -139,8 +143,28 @@ def _parse(path: Path, relative: str, locale: LocaleConfig, text: str):
         raise InputError([Problem(relative, _header_line(text), "", f"cannot read the catalog's header: {error}")]) from None
 
 
-def _header_line(text: str) -> int:
+PLURAL_SAMPLES = (*range(1001), 10**6, 10**9)
+"""The counts a catalog's plural rule is tried on: every rule gettext knows changes form below 1000."""
+
+
+def _check_plural(plural: Callable[[int], int], forms: int, relative: str, text: str) -> None:
+    """Refuse, once and at the header, a Plural-Forms rule that picks a form the catalog does not have: each
+    ngettext of a page would fail on it otherwise."""
+    for count in PLURAL_SAMPLES:
+        try:
+            index = plural(count)
+        except ArithmeticError as error:  # n / 0
+            wrong = f"fails for n = {count} ({error})"
+        else:
+            if 0 <= index < forms:
+                continue
+            wrong = f"picks form {index} for n = {count}, but the catalog has nplurals={forms} (forms 0 to {forms - 1})"
+        raise InputError([Problem(relative, _header_line(text, "Plural-Forms"), "",
+                                  f"the catalog's Plural-Forms rule {wrong}; correct the rule")])
+
+
+def _header_line(text: str, *words: str) -> int:
     for number, line in enumerate(text.split("\n"), start=1):
-        if "Plural-Forms" in line or "charset" in line:
+        if any(word in line for word in words or ("Plural-Forms", "charset")):
             return number
     return 1

@@ -33,6 +33,7 @@ helpers (``inline``, ``cell``, ``download``, ``asset``).
 from __future__ import annotations
 
 import posixpath
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -45,6 +46,7 @@ from ..calc import Guide
 from ..calc.figure import COUNT, Figure, given
 from ..layout import download_path, relative_url
 from ..load.model import LocaleConfig, Pricing, SiteConfig
+from ..load.text import excerpt
 from ..load.reads import ReadCache
 from ..tables.guide import method_label
 from .calculator import calculator_block, calculator_data
@@ -57,6 +59,7 @@ from .fast_tables import partial_is_specified
 from .format import MONEY_PERIODS, Formatter
 from .i18n import Catalog
 from .inline import HTML, MD, InlineRenderer
+from .markdown import ANCHOR
 from .sandbox import BUDGET, PAGE, Access, Budget, expose
 from .services import ChartService, TableService
 
@@ -110,6 +113,8 @@ class Scope:
 
     def link(self, *target, anchor: str | None = None) -> Markup:
         url = self.resolve(tuple(target))
+        if anchor and not re.fullmatch(ANCHOR, str(anchor)):
+            raise ValueError(f"anchor {excerpt(str(anchor))} is no heading id (a letter, then letters, digits, _ or -)")
         return Markup(url + (f"#{anchor}" if anchor else ""))
 
     def asset(self, name: str) -> str:
