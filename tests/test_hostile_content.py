@@ -72,6 +72,8 @@ SOURCE_CASES = [
         "templates/static/extra.css", None, "", f"is a link to '/etc/passwd', {OUTSIDE}"),
     Bad("content that is a FIFO", (Fifo("content/en/pricing.md"),),
         "content/en/pricing.md", None, "", "is a FIFO (named pipe), not a regular file"),
+    Bad("a data file that is a FIFO", (Fifo("data/gpus.yaml"),),
+        "data/gpus.yaml", None, "", "is a FIFO (named pipe), not a regular file"),
 ]
 
 
@@ -92,7 +94,7 @@ def test_nothing_of_a_file_outside_the_site_is_quoted(site):
 def test_a_device_is_refused_without_reading_it():
     with pytest.raises(InputError) as refused:
         read_source(Path("/dev/zero"), "/dev/zero", CONTENT)
-    assert str(refused.value) == "/dev/zero: is a character device, not a regular file; a source must be a plain file"
+    assert str(refused.value) == "/dev/zero: is a character device, not a regular file; give a plain file"
 
 
 def test_a_file_past_its_kind_s_bound_is_refused_and_not_read_whole(tmp_path, monkeypatch):

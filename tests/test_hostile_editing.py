@@ -276,7 +276,7 @@ def test_a_config_that_is_a_fifo_is_refused_at_once(tmp_path):
     os.mkfifo(fifo)
     run = run_cli("model", "add", str(fifo), "--site", str(tmp_path), "--source-repository", "a/b",
                   "--source-revision", "abc1234", "--dry-run", timeout=60)
-    assert run.returncode == 1 and run.stderr.splitlines()[0] == f"{fifo}: is a named pipe (FIFO), not a file"
+    assert run.returncode == 1 and run.stderr.splitlines()[0] == f"{fifo}: is a FIFO (named pipe), not a regular file; give a plain file"
 
 
 def test_a_listing_export_that_is_a_fifo_is_refused_at_once(tmp_path):
@@ -284,15 +284,15 @@ def test_a_listing_export_that_is_a_fifo_is_refused_at_once(tmp_path):
     os.mkfifo(fifo)
     with no_hang(20), pytest.raises(InputError) as error:
         read_snapshot(fifo, {}, [])
-    assert messages_of(error) == [f"{fifo}: is a named pipe (FIFO), not a file"]
+    assert messages_of(error) == [f"{fifo}: is a FIFO (named pipe), not a regular file; give a plain file"]
 
 
-@pytest.mark.parametrize("where", ["folder", "device"])
+@pytest.mark.parametrize("where", ["folder", "character device"])
 def test_a_config_that_is_no_file_is_refused(tmp_path, where):
     path = tmp_path if where == "folder" else Path("/dev/null")
     with pytest.raises(InputError) as error:
         read_json(path, "config.json")
-    assert messages_of(error) == [f"config.json: is a {where}, not a file"]
+    assert messages_of(error) == [f"config.json: is a {where}, not a regular file; give a plain file"]
 
 
 def test_a_config_over_the_bound_is_read_no_further_than_the_bound(tmp_path, monkeypatch):

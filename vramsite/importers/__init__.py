@@ -1,7 +1,6 @@
 """`build.py model add CONFIG`: a Hugging Face config.json becomes an entry of the site's data/catalogue.yaml.
 
 config.json (untrusted)
-  -> input_file.py     a regular file's bytes, no more than a bound (no FIFO, device or folder)
   -> json_file.py      the JSON object, each key once, with the line of each key for messages
   -> config_values.py  typed, bounded values; every bad key noted as a problem
   -> hf_config.py      the architecture's rules: where its keys are, each layer's kind, experts, MLA, linear attention

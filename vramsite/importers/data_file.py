@@ -27,19 +27,17 @@ from ruamel.yaml import YAML
 
 from ..errors import InputError, Problem
 from ..layout import SOURCE_FOLDERS
+from ..load.source_read import DATA, read_source
 from ..load.text import decode_utf8
-from ..load.yaml_source import MAX_BYTES, parse_yaml
+from ..load.yaml_source import parse_yaml
 from ..source_files import replace_text
-from .input_file import read_bounded
-
-TOO_LARGE = f"the file is larger than {MAX_BYTES // 1_000_000} MB; is it the right file?"
-"""``check``'s words for a data file over its bound (load/yaml_source.py)."""
 
 
 @dataclass(frozen=True)
 class DataFile:
     """A data file as a command read it: where it is written, how messages call it, and its bytes."""
 
+    site: Path
     path: Path
     """The file replaced: the link's target where the data file is a link inside the site."""
     name: str
@@ -49,7 +47,7 @@ class DataFile:
 
     def replace(self, text: str, command: str) -> None:
         """Write ``text`` in one step, unless the file changed since it was read (InputError: nothing written)."""
-        if _current(self.path, self.name) != self.original:
+        if _current(self.site, self.path, self.name) != self.original:
             raise InputError([Problem(self.name, None, "", f"changed on disk while {command} ran (saved by an "
                                                            "editor?); your change is kept and nothing was written: "
                                                            f"run {command} again")])
@@ -59,14 +57,15 @@ class DataFile:
 def read_data_file(site: Path, relative: str, name: str) -> DataFile:
     """``site``'s data file at ``relative`` (data/prices.yaml), read within the bounds ``check`` applies."""
     path = _written_path(Path(site), relative, name)
-    original = _current(path, name)
-    return DataFile(path, name, original, None if original is None else decode_utf8(original, name))
+    original = _current(Path(site), path, name)
+    return DataFile(Path(site), path, name, original, None if original is None else decode_utf8(original, name))
 
 
-def _current(path: Path, name: str) -> bytes | None:
+def _current(site: Path, path: Path, name: str) -> bytes | None:
+    """The file's bytes, read as ``check`` reads a data file (``load.source_read``); None where there is none."""
     if not path.exists():
         return None
-    return read_bounded(path, name, MAX_BYTES, TOO_LARGE)
+    return read_source(path, name, DATA, root=site)
 
 
 def _written_path(site: Path, relative: str, name: str) -> Path:

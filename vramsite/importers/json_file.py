@@ -17,7 +17,7 @@ from functools import cached_property
 from pathlib import Path
 
 from ..errors import InputError, Problem
-from .input_file import read_bounded
+from ..load.source_read import read_regular_file
 
 MAX_BYTES = 64_000_000
 """Largest file read: a config.json is a few KB, the index of a 671B checkpoint a few MB."""
@@ -105,7 +105,7 @@ def _key(string: str) -> str:
 
 def read_json(path: Path, name: str) -> JsonFile:
     """``path`` parsed; InputError (one problem, naming ``name``) when it is not a readable JSON object."""
-    raw = read_bounded(path, name, MAX_BYTES, f"larger than {MAX_BYTES:,} bytes: not a model's config file")
+    raw = read_regular_file(path, name, MAX_BYTES, f"larger than {MAX_BYTES:,} bytes: not a model's config file")
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as error:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import InputError, Problem
-from ..importers.input_file import read_bounded
+from ..load.source_read import read_regular_file
 from ..importers.json_file import DuplicateKey, unique_object
 from ..load.text import decode_utf8
 
@@ -70,7 +70,7 @@ def read_export(path: Path, name: str) -> tuple[Export, list[Problem]]:
 
 
 def _text(path: Path, name: str) -> str:
-    raw = read_bounded(path, name, MAX_BYTES, f"is larger than {MAX_BYTES // 1_000_000} MB; is it a listing export?")
+    raw = read_regular_file(path, name, MAX_BYTES, f"is larger than {MAX_BYTES // 1_000_000} MB; is it a listing export?")
     text = decode_utf8(raw, name).removeprefix("\ufeff")  # a spreadsheet's byte-order mark
     if not text.strip():
         raise InputError([Problem(name, 1, "", "the file is empty")])

@@ -95,7 +95,7 @@ def _read_all(root: Path, data_dir: str) -> dict[str, YamlDocument]:
     for name in DATA_FILES + OPTIONAL_DATA_FILES:
         shown = f"{data_dir}/{name}.yaml"
         path = root / data_dir / f"{name}.yaml"
-        if not path.is_file():
+        if not path.exists():  # anything else there, a FIFO or a folder, is read_source's to refuse by name
             if name not in OPTIONAL_DATA_FILES:
                 problems.append(Problem(shown, None, "", "file is missing"))
             continue

@@ -50,12 +50,22 @@ def read_source(path: Path, name: str, kind: str, root: Path | None = None) -> b
     if not any(real.is_relative_to(folder.resolve()) for folder in allowed):
         raise _refused(name, f"is a link to {excerpt(str(real))}, outside the site's folder; "
                              "a source must be a file inside the site")
+    return read_regular_file(real, name, LIMITS[kind], _too_large(LIMITS[kind]))
+
+
+def read_regular_file(path: Path, name: str, limit: int, too_large: str) -> bytes:
+    """``path``'s bytes, for any file read as input (a source, or a listing export or config named on the command
+    line): InputError naming ``name`` when it cannot be opened, is no regular file, or holds more than ``limit``
+    bytes (``too_large`` says so in the reader's words). Links are followed; where they may lead is the caller's
+    rule."""
     try:
-        handle = os.open(real, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        handle = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        raise _refused(name, "no such file") from None
     except OSError as error:
-        raise _refused(name, f"cannot be read: {error.strerror or error}") from None
+        raise _refused(name, f"cannot be read: {(error.strerror or str(error)).lower()}") from None
     try:
-        return _bounded_read(handle, name, kind)
+        return _bounded_read(handle, name, limit, too_large)
     finally:
         os.close(handle)
 
@@ -70,13 +80,12 @@ def universal_newlines(text: str) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
-def _bounded_read(handle: int, name: str, kind: str) -> bytes:
+def _bounded_read(handle: int, name: str, limit: int, too_large: str) -> bytes:
     info = os.fstat(handle)
     if not stat.S_ISREG(info.st_mode):
-        raise _refused(name, f"is {_file_kind(info.st_mode)}, not a regular file; a source must be a plain file")
-    limit = LIMITS[kind]
+        raise _refused(name, f"is {_file_kind(info.st_mode)}, not a regular file; give a plain file")
     if info.st_size > limit:
-        raise _too_large(name, limit)
+        raise _refused(name, too_large)
     chunks, size = [], 0
     while size <= limit:  # the file may grow while it is read: never take more than the bound
         chunk = os.read(handle, min(1 << 20, limit + 1 - size))
@@ -85,7 +94,7 @@ def _bounded_read(handle: int, name: str, kind: str) -> bytes:
         chunks.append(chunk)
         size += len(chunk)
     if size > limit:
-        raise _too_large(name, limit)
+        raise _refused(name, too_large)
     return b"".join(chunks)
 
 
@@ -110,9 +119,8 @@ def _file_kind(mode: int) -> str:
     return "not a plain file"
 
 
-def _too_large(name: str, limit: int) -> InputError:
-    return _refused(name, f"is larger than {limit / 1_000_000:g} MB, the most a source of its kind may be; "
-                          "is it the right file?")
+def _too_large(limit: int) -> str:
+    return f"is larger than {limit / 1_000_000:g} MB, the most a source of its kind may be; is it the right file?"
 
 
 def _refused(name: str, message: str) -> InputError:
