@@ -7,21 +7,15 @@ it: never another exception, never a hang, never a write outside the site.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fuzz_support import fuzz_settings, no_hang, watch_writes
-from seed_sites import assemble_seed_site
+from fuzz_support import (CONTENT_FRONT, CONTENT_NAME, content_page, fuzz_settings, no_hang, render_body,
+                          watch_writes)
 from vramsite.errors import InputError
-from vramsite.publish.site import SiteBuild
-from vramsite.render.content import page_meta, read_content, render_content
-from vramsite.render.scope import HTML, MD, Scope
 
-NAME = "content/en/index.md"
-FRONT = "---\ntitle: Fuzz {{ g.card_count | fig }}\ndescription: fuzzing\n---\n"
+NAME, FRONT = CONTENT_NAME, CONTENT_FRONT
 
 TOKENS = [
     "{{", "}}", "{%", "%}", "{#", "#}", "{##", "##}", "(", ")", "[", "]", ",", ".", "|", "~", "+", "*", "**", "%",
@@ -49,20 +43,10 @@ FRAGMENTS = [
 @pytest.fixture(scope="module")
 def page(tmp_path_factory):
     """A build of the seed site, and the English index page's two scopes."""
-    root = assemble_seed_site(tmp_path_factory.mktemp("fuzz-content") / "site", "000")
-    build = SiteBuild(root)
-    locale = next(locale for locale in build.data.site.locales if locale.segment == "en")
-    scopes = [Scope(build.scope_services, locale, mode, "en/index.html") for mode in (MD, HTML)]
-    return root, build, scopes
+    return content_page(tmp_path_factory.mktemp("fuzz-content") / "site")
 
 
-def render(root: Path, build, scopes, body: str) -> None:
-    path = root / NAME
-    path.write_text(FRONT + body, encoding="utf-8")
-    source = read_content(path, NAME, build.content_env)
-    for scope in scopes:
-        page_meta(source, scope.content_context())
-        render_content(source, source.template, scope.content_context())
+render = render_body
 
 
 @fuzz_settings(max_examples=100)

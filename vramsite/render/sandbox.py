@@ -123,10 +123,11 @@ NOTHING = Access()
 RECORD = Access(attributes=None, calls=None)
 _TEXT_METHODS = frozenset({
     "capitalize", "casefold", "count", "endswith", "find", "index", "isalnum", "isalpha", "isdigit", "islower",
-    "isnumeric", "isspace", "istitle", "isupper", "join", "lower", "lstrip", "partition", "removeprefix",
+    "isnumeric", "isspace", "istitle", "isupper", "lower", "lstrip", "partition", "removeprefix",
     "removesuffix", "rfind", "rindex", "rpartition", "rsplit", "rstrip", "split", "splitlines", "startswith",
     "strip", "swapcase", "title", "upper",
 })
+"""Left out: ``join`` (the text between the items repeated once per item: the join filter bounds it)."""
 _MARKUP_METHODS = frozenset({"striptags", "unescape", "strip", "lstrip", "rstrip", "startswith", "endswith"})
 _SEQUENCE_METHODS = frozenset({"count", "index"})
 _DICT_METHODS = frozenset({"get", "items", "keys", "values"})
