@@ -168,3 +168,29 @@ def test_check_refuses_the_issues_payloads_in_seconds(page, body):
     assert f"{CONTENT_NAME}:{line}: {TOO_MUCH}: " in run.stderr, run.stderr
     assert took < CHECK_SECONDS / 2, f"check took {took:.1f} s"
 
+
+
+# -- the size of a content file ------------------------------------------------------------
+
+
+def tokens(build, text: str) -> int:
+    return sum(1 for _, kind, _ in build.content_env.lex(text) if kind not in ("data", "whitespace"))
+
+
+@pytest.mark.parametrize("repeated", ["{{ 1 }}\n", "{{ [1, 2, 3, 4, 5, 6, 7, 8] }}\n", "{{ x ~ x ~ x ~ x ~ x ~ x }}\n"])
+def test_a_file_of_too_many_tokens_is_refused_before_it_is_compiled(page, repeated):
+    from vramsite.render.content import MAX_TOKENS
+    per_line, before = tokens(page[1], repeated), tokens(page[1], CONTENT_FRONT)
+    start = time.monotonic()
+    with pytest.raises(InputError) as refused:
+        render_body(*page, repeated * (MAX_TOKENS // per_line + 10))
+    line = CONTENT_FRONT.count("\n") + -(-(MAX_TOKENS + 1 - before) // per_line)  # where token MAX_TOKENS + 1 is
+    assert str(refused.value) == (f"{CONTENT_NAME}:{line}: more than {MAX_TOKENS:,} names, numbers and operators"
+                                  f" in expressions in one file")
+    assert time.monotonic() - start < 2
+
+
+def test_a_file_too_long_is_refused_before_it_is_read_whole(page):
+    from vramsite.render.content import MAX_CONTENT_BYTES
+    with pytest.raises(InputError, match=f"the file is longer than {MAX_CONTENT_BYTES:,} bytes"):
+        render_body(*page, ("x" * 99 + "\n") * (MAX_CONTENT_BYTES // 100 + 1))
