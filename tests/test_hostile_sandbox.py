@@ -194,3 +194,56 @@ def test_a_file_too_long_is_refused_before_it_is_read_whole(page):
     from vramsite.render.content import MAX_CONTENT_BYTES
     with pytest.raises(InputError, match=f"the file is longer than {MAX_CONTENT_BYTES:,} bytes"):
         render_body(*page, ("x" * 99 + "\n") * (MAX_CONTENT_BYTES // 100 + 1))
+
+
+# -- values a message or a file name cannot hold whole ------------------------------------------
+
+
+def refusal(page, body: str) -> str:
+    with pytest.raises(InputError) as refused:
+        render_body(*page, body + "\n")
+    return str(refused.value)
+
+
+def test_a_message_quotes_only_an_excerpt_of_a_bad_value(page):
+    from vramsite.render.content import MAX_QUOTED
+    message = refusal(page, "{{ msg('{n} cards', n=g.data) }}")
+    assert message.startswith(f"{CONTENT_NAME}:5: expression failed: cannot render SiteData(") and "…" in message
+    assert len(message) < MAX_QUOTED + 60
+
+
+@pytest.mark.parametrize("body, words", [
+    ("{{ (1e308*10)|fig }}", "expression failed: not a finite number: inf"),
+    ("{{ (-1e308*10)|num }}", "expression failed: not a finite number: -inf"),
+    ("{{ 1|fig(1000000) }}", "expression failed: decimals must be a whole number from 0 to 20, not 1000000"),
+    ("{{ 1|usd(-1) }}", "expression failed: decimals must be a whole number from 0 to 20, not -1"),
+])
+def test_a_number_that_cannot_be_shown_is_refused(page, body, words):
+    assert refusal(page, body) == f"{CONTENT_NAME}:5: {words}"
+
+
+def test_negative_zero_prints_as_zero(page):
+    root, build, scopes = page
+    render_body(root, build, scopes, "{{ (0.0*-1)|fig }} {{ (0.0*-1)|num(2) }}\n")
+    from vramsite.render.content import read_content, render_content
+    source = read_content(root / CONTENT_NAME, CONTENT_NAME, build.content_env)
+    assert render_content(source, source.template, scopes[0].content_context()).strip() == "0 0.00"
+
+
+def test_a_chart_of_many_options_has_a_file_name_a_file_system_takes():
+    from vramsite.render.charts.names import MAX_SLUG, chart_file, chart_slug
+    many = {"contexts": list(range(1024, 1024 * 200, 1024))}
+    fewer = {"contexts": list(range(1024, 1024 * 199, 1024))}
+    assert len(chart_slug("kv_context", "zh-cn", many)) == MAX_SLUG
+    assert chart_slug("kv_context", "en", many) != chart_slug("kv_context", "en", fewer)
+    assert chart_file("kv_context", "en", {"contexts": [1024, 2048]}) == "charts/en-kv_context--contexts-1024-2048.svg"
+
+
+def test_build_draws_a_chart_of_two_hundred_contexts(page):
+    from cli_support import run_build
+    root = page[0]
+    (root / CONTENT_NAME).write_text(
+        CONTENT_FRONT + "{{ chart('kv_context', contexts=(range(1024,1024*200,1024)|list)) }}\n", encoding="utf-8")
+    run = run_build(root)
+    assert run.returncode == 0, run.stderr
+    assert len(list((root / "site" / "assets" / "charts").glob("en-kv_context--contexts-1024-*.svg"))) == 1

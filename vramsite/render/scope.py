@@ -286,16 +286,16 @@ class Pieces:
     # -- filters ---------------------------------------------------------------
 
     def fig(self, value, decimals: int | None = None, period: bool = False) -> Markup:
-        return self.inline.figure(_as_figure(value), decimals, period)
+        return self.inline.figure(_as_figure(value), _decimals(decimals), period)
 
     def num(self, value, decimals: int | None = None) -> Markup:
-        return self.inline.text(self.fmt.number(_as_figure(value), decimals))
+        return self.inline.text(self.fmt.number(_as_figure(value), _decimals(decimals)))
 
     def usd(self, value, decimals: int | None = None, period: bool = False) -> Markup:
         figure = _as_figure(value)
         if figure.unit not in MONEY_PERIODS:
             figure = Figure(figure.value, "USD", "price", figure.label, figure.formula)
-        return self.inline.figure(figure, decimals, period)
+        return self.inline.figure(figure, _decimals(decimals), period)
 
     def names(self, items, style: str = "standard") -> Markup:
         items = list(items)
@@ -308,7 +308,7 @@ class Pieces:
         return self.inline.text(self.fmt.date(str(iso)))
 
     def explain(self, value, decimals: int | None = None) -> Markup:
-        return self.inline.text(explain(_as_figure(value), self.fmt, decimals))
+        return self.inline.text(explain(_as_figure(value), self.fmt, _decimals(decimals)))
 
     def tokens(self, count) -> Markup:
         value = _as_figure(count).value
@@ -363,13 +363,29 @@ class ContentApi:
 expose(ContentApi, Access(frozenset(CONTENT_FUNCTIONS + ("gettext",)), frozenset(CONTENT_FUNCTIONS + ("gettext",))))
 
 
+MAX_DECIMALS = 20
+"""Decimals a filter may be asked for (``fig(2)``): more than any figure of the guide has; a million took
+Decimal's context past its precision."""
+
+
+def _decimals(decimals):
+    """``decimals`` as a filter got it, if it is None or a whole number from 0 to ``MAX_DECIMALS``."""
+    if decimals is not None and (isinstance(decimals, bool) or not isinstance(decimals, int)
+                                 or not 0 <= decimals <= MAX_DECIMALS):
+        raise ValueError(f"decimals must be a whole number from 0 to {MAX_DECIMALS}, not {str(decimals)[:20]}")
+    return decimals
+
+
 @lru_cache(maxsize=65536)
 def _as_figure(value) -> Figure:
     if isinstance(value, Figure):
         return value
     if isinstance(value, bool) or value is None:
         raise TypeError(f"expected a figure or a number, got {value!r}")
-    return given(Decimal(str(value)), "", COUNT)
+    number = Decimal(str(value))
+    if not number.is_finite():
+        raise ValueError(f"not a finite number: {value}")
+    return given(number, "", COUNT)
 
 
 def _filter(name: str):
