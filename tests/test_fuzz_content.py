@@ -3,9 +3,14 @@
 Whatever the body holds, rendering the page either succeeds or fails with
 ``InputError`` whose every problem names the content file and a line inside
 it: never another exception, never a hang, never a write outside the site.
+The second target chains filters and operators over big values: each page
+renders or is refused within seconds and without a jump in memory.
 """
 
 from __future__ import annotations
+
+import resource
+import time
 
 import pytest
 from hypothesis import given
@@ -72,3 +77,44 @@ def test_the_fuzz_target_renders_a_plain_body(page):
     render(root, build, scopes, "Plain {{ g.card_count | fig }} text.\n")
     with pytest.raises(InputError, match=r"content/en/index\.md:6: not allowed in content"):
         render(root, build, scopes, "one\n{{ g.__class__ }}\n")
+
+
+# -- pipelines over big values ------------------------------------------------------------
+
+BIG_VALUES = [
+    "'x' * 999999", "['x' * 1000] * 999", "range(10000) | list", "range(10000)", "[g.data] * 100", "g.models",
+    "namespace(a='x' * 500000)", "['ab'] * 100000", "[range(10000) | list] * 50", "{'k': 'v' * 500000}",
+]
+STEPS = [
+    "| map('upper')", "| map('string')", "| map('length')", "| map('list')", "| select('string')",
+    "| reject('none')", "| list", "| string", "| join", "| join('" + "z" * 1000 + "')", "| unique", "| sort",
+    "| reverse", "| sum", "| length", "| upper", "| first", "| last", "| e", "| truncate(10)", "| wordcount",
+    "| urlencode", "| dictsort", "| items", "| max", "| sum(start=[])", "* 1000", "* 2", "+ ['x']", "~ 'x'",
+    "== ['x']", "in ['x']", "is sameas 1", "| default('x')",
+]
+PEAK_MB = 500
+"""How far the process's peak memory may rise over all the examples."""
+
+
+def _pipeline(start: str, steps: list[str], loop: bool) -> str:
+    expression = start
+    for step in steps:
+        expression = f"({expression}) {step}"
+    body = "{{ " + expression + " }}"
+    return "{% for i in range(10000) %}" + body + "{% endfor %}" if loop else body
+
+
+@fuzz_settings(max_examples=30)
+@given(st.sampled_from(BIG_VALUES), st.lists(st.sampled_from(STEPS), min_size=1, max_size=5), st.booleans())
+def test_a_pipeline_over_big_values_renders_or_is_refused_within_bounds(page, start, steps, loop):
+    root, build, scopes = page
+    body = "big\n" + _pipeline(start, steps, loop) + "\n"
+    before, began = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, time.monotonic()
+    with no_hang(10):
+        try:
+            render(root, build, scopes, body)
+        except InputError as error:
+            assert [problem.line for problem in error.problems] == [FRONT.count("\n") + 2], str(error)
+            assert all(problem.file == NAME and "\n" not in str(problem) for problem in error.problems)
+    assert time.monotonic() - began < 5, body
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 - before < PEAK_MB, body
