@@ -55,6 +55,7 @@ PAYLOADS = {
     "a shared tree counted": DOUBLING + "{{ [ns.a].count(ns.b) }}",
     "a shared tree tested": DOUBLING + "{{ ns.a is sameas ns.b }}{{ [ns.a] | select('in', [ns.b]) | list }}",
     "a shared tree printed": DOUBLING + "{{ ns.a }}",
+    "a million brackets for the Markdown parser": "{% for i in range(10000) %}" + "[" * 100 + "{% endfor %}",
     "steps of a lazy pipeline": "{% for i in range(10000) %}{{ range(10000) | map('string') | select('string')"
                                 " | list | length }}{% endfor %}",
 }

@@ -52,8 +52,10 @@ MAX_TEXT = 1_000_000
 """Weight of one value (``weight``: characters of text, about four more per item of a list or dict). The
 longest page of the guide prints about 60,000 characters; a million is 16 times that, and walking or
 copying it takes milliseconds."""
-MAX_OUTPUT = 2_000_000
-"""Characters one rendering of a content file may produce, counted as it is produced."""
+MAX_OUTPUT = 500_000
+"""Characters one rendering of a content file may produce, counted as it is produced, besides the engine's
+tables and charts (``Budget.block``). The guide's longest page produces 34,000; the Markdown parser reads the
+page after it, at up to 7 seconds per million characters of brackets."""
 MAX_WORK = 20_000_000
 """Weight one rendering may make and walk, all guards together: twenty values of the largest size. The
 guide's pages use under 100,000; twenty million characters copied and compared take well under a second,
