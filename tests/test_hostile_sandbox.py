@@ -240,11 +240,20 @@ def test_a_chart_of_many_options_has_a_file_name_a_file_system_takes():
     assert chart_file("kv_context", "en", {"contexts": [1024, 2048]}) == "charts/en-kv_context--contexts-1024-2048.svg"
 
 
-def test_build_draws_a_chart_of_two_hundred_contexts(page):
+def test_a_chart_of_two_hundred_contexts_is_refused_on_its_line(page):
+    from vramsite.render.charts import MAX_OPTION_VALUES
+    message = refusal(page, "{{ chart('kv_context', contexts=(range(1024,1024*200,1024)|list)) }}")
+    assert message == (f"{CONTENT_NAME}:5: expression failed: chart option contexts lists 199 values: "
+                       f"at most {MAX_OPTION_VALUES}")
+
+
+def test_build_draws_a_chart_whose_options_spell_a_long_name(page):
     from cli_support import run_build
+    from vramsite.render.charts import MAX_OPTION_VALUES
     root = page[0]
-    (root / CONTENT_NAME).write_text(
-        CONTENT_FRONT + "{{ chart('kv_context', contexts=(range(1024,1024*200,1024)|list)) }}\n", encoding="utf-8")
+    contexts = ", ".join(str(10 ** 11 + 1024 * step) for step in range(MAX_OPTION_VALUES))  # 300 characters
+    (root / CONTENT_NAME).write_text(CONTENT_FRONT + f"{{{{ chart('kv_context', contexts=[{contexts}]) }}}}\n",
+                                     encoding="utf-8")
     run = run_build(root)
     assert run.returncode == 0, run.stderr
-    assert len(list((root / "site" / "assets" / "charts").glob("en-kv_context--contexts-1024-*.svg"))) == 1
+    assert len(list((root / "site" / "assets" / "charts").glob("en-kv_context--contexts-100000000000-*.svg"))) == 1
