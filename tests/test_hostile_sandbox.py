@@ -240,16 +240,21 @@ def test_a_chart_of_many_options_has_a_file_name_a_file_system_takes():
     assert chart_file("kv_context", "en", {"contexts": [1024, 2048]}) == "charts/en-kv_context--contexts-1024-2048.svg"
 
 
-def test_a_chart_of_two_hundred_contexts_is_refused_on_its_line(page):
-    from vramsite.render.charts import MAX_OPTION_VALUES
-    message = refusal(page, "{{ chart('kv_context', contexts=(range(1024,1024*200,1024)|list)) }}")
-    assert message == (f"{CONTENT_NAME}:5: expression failed: chart option contexts lists 199 values: "
-                       f"at most {MAX_OPTION_VALUES}")
+@pytest.mark.parametrize("body, words", [
+    ("{{ chart('kv_context', contexts=(range(1024,1024*200,1024)|list)) }}", "option contexts lists 199 values"),
+    ("{{ table('model_kv', model=g.catalogue[0].id, contexts=(range(1,10001)|list)) }}",
+     "option contexts lists 10,000 values"),
+    ("{{ table('lookup', table_id='x' * 300) }}", "table_id 'xxxxx"),
+    ("{{ table('lookup', table_id='../../../evil') }}", "table_id '../../../evil' is not a short slug"),
+])
+def test_a_table_or_chart_the_build_cannot_make_is_refused_on_its_line(page, body, words):
+    message = refusal(page, body)
+    assert message.startswith(f"{CONTENT_NAME}:5: expression failed: ") and words in message, message
 
 
 def test_build_draws_a_chart_whose_options_spell_a_long_name(page):
     from cli_support import run_build
-    from vramsite.render.charts import MAX_OPTION_VALUES
+    from vramsite.render.scope import MAX_OPTION_VALUES
     root = page[0]
     contexts = ", ".join(str(10 ** 11 + 1024 * step) for step in range(MAX_OPTION_VALUES))  # 300 characters
     (root / CONTENT_NAME).write_text(CONTENT_FRONT + f"{{{{ chart('kv_context', contexts=[{contexts}]) }}}}\n",

@@ -33,6 +33,7 @@ helpers (``inline``, ``cell``, ``download``, ``asset``).
 from __future__ import annotations
 
 import posixpath
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -327,10 +328,10 @@ class ContentApi:
         self._scope, self._budget = scope, budget
 
     def table(self, name: str, **options) -> Markup:
-        return self._budget.block(self._scope.table(name, **options))
+        return self._budget.block(self._scope.table(name, **_checked_options(options)))
 
     def chart(self, name: str, **options) -> Markup:
-        return self._budget.block(self._scope.chart(name, **options))
+        return self._budget.block(self._scope.chart(name, **_checked_options(options)))
 
     def calculator(self, model: str | None = None) -> Markup:
         return self._budget.block(self._scope.calculator(model))
@@ -374,6 +375,25 @@ def _decimals(decimals):
                                  or not 0 <= decimals <= MAX_DECIMALS):
         raise ValueError(f"decimals must be a whole number from 0 to {MAX_DECIMALS}, not {str(decimals)[:20]}")
     return decimals
+
+
+MAX_OPTION_VALUES = 24
+"""Values one table or chart option may list (contexts, model ids): the guide's pages list up to eight, and
+a chart's width has room for about twenty; 10,000 contexts took 10 s and 230 MB to draw."""
+TABLE_ID = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
+"""A table's id names its download files (data/<language>/<id>.json): a short slug."""
+
+
+def _checked_options(options: dict) -> dict:
+    """A table's or chart's options as content gives them, if the build can make what they ask for."""
+    for key, value in options.items():
+        if isinstance(value, (list, tuple)) and len(value) > MAX_OPTION_VALUES:
+            raise ValueError(f"option {key} lists {len(value):,} values: at most {MAX_OPTION_VALUES}")
+    table_id = options.get("table_id")
+    if table_id is not None and not (isinstance(table_id, str) and TABLE_ID.fullmatch(table_id)):
+        raise ValueError(f"table_id {str(table_id)[:70]!r} is not a short slug: lower-case letters, digits, - and _,"
+                         f" at most 64")
+    return options
 
 
 @lru_cache(maxsize=65536)
