@@ -246,6 +246,10 @@ def test_a_chart_of_many_options_has_a_file_name_a_file_system_takes():
      "option contexts lists 10,000 values"),
     ("{{ table('lookup', table_id='x' * 300) }}", "table_id 'xxxxx"),
     ("{{ table('lookup', table_id='../../../evil') }}", "table_id '../../../evil' is not a short slug"),
+    ("{% for i in range(20) %}{{ table('lookup', caption='x' * 999999 ~ i) }}{% endfor %}",
+     "option caption holds a text of 1,000,000 characters: at most 500"),
+    ("{{ stats([(1, 'x' * 99999)]) }}", "option items holds a text of 99,999 characters"),
+    ("{{ stats([(1, 'x')] * 10000) }}", "option items lists 10,000 values"),
 ])
 def test_a_table_or_chart_the_build_cannot_make_is_refused_on_its_line(page, body, words):
     message = refusal(page, body)

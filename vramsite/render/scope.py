@@ -337,7 +337,7 @@ class ContentApi:
         return self._budget.block(self._scope.calculator(model))
 
     def stats(self, items) -> Markup:
-        return self._budget.block(self._scope.stats(items))
+        return self._budget.block(self._scope.stats(_checked_options({"items": list(items)})["items"]))
 
     def link(self, *target, anchor: str | None = None) -> Markup:
         return self._scope.link(*target, anchor=anchor)
@@ -380,20 +380,34 @@ def _decimals(decimals):
 MAX_OPTION_VALUES = 24
 """Values one table or chart option may list (contexts, model ids): the guide's pages list up to eight, and
 a chart's width has room for about twenty; 10,000 contexts took 10 s and 230 MB to draw."""
+MAX_OPTION_TEXT = 500
+"""Characters of a text content hands a table, chart or stats block (a caption, a label): the guide's longest
+is 90."""
 TABLE_ID = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
 """A table's id names its download files (data/<language>/<id>.json): a short slug."""
 
 
 def _checked_options(options: dict) -> dict:
-    """A table's or chart's options as content gives them, if the build can make what they ask for."""
+    """A table's, chart's or stats block's options as content gives them, if the build can make what they ask
+    for: a block's text is the engine's, not counted against the page's (``Budget.block``), so what content
+    puts in one is bounded here."""
     for key, value in options.items():
-        if isinstance(value, (list, tuple)) and len(value) > MAX_OPTION_VALUES:
-            raise ValueError(f"option {key} lists {len(value):,} values: at most {MAX_OPTION_VALUES}")
+        _check_option(key, value)
     table_id = options.get("table_id")
     if table_id is not None and not (isinstance(table_id, str) and TABLE_ID.fullmatch(table_id)):
         raise ValueError(f"table_id {str(table_id)[:70]!r} is not a short slug: lower-case letters, digits, - and _,"
                          f" at most 64")
     return options
+
+
+def _check_option(key: str, value) -> None:
+    if isinstance(value, str) and len(value) > MAX_OPTION_TEXT:
+        raise ValueError(f"option {key} holds a text of {len(value):,} characters: at most {MAX_OPTION_TEXT}")
+    if isinstance(value, (list, tuple)):
+        if len(value) > MAX_OPTION_VALUES:
+            raise ValueError(f"option {key} lists {len(value):,} values: at most {MAX_OPTION_VALUES}")
+        for item in value:
+            _check_option(key, item)
 
 
 @lru_cache(maxsize=65536)
