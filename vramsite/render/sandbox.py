@@ -49,25 +49,26 @@ from jinja2.visitor import NodeTransformer
 from markupsafe import Markup
 
 MAX_TEXT = 1_000_000
-"""Weight of one value (``weight``: characters of text, about four more per item of a list or dict). The
-longest page of the guide prints about 60,000 characters; a million is 16 times that, and walking or
-copying it takes milliseconds."""
+"""Weight of one value (``weight``: characters of text, ``ITEM_WEIGHT`` more per item of a list or dict).
+The guide's longest page prints 173,000 characters, tables included; copying a million takes a millisecond,
+walking a list of that weight in Python at most 0.13 s."""
 MAX_OUTPUT = 500_000
 """Characters one rendering of a content file may produce, counted as it is produced, besides the engine's
 tables and charts (``Budget.block``). The guide's longest page produces 34,000; the Markdown parser reads the
 page after it, at up to 7 seconds per million characters of brackets."""
 MAX_WORK = 20_000_000
 """Weight one rendering may make and walk, all guards together: twenty values of the largest size. The
-guide's pages use under 100,000; twenty million characters copied and compared take well under a second,
-twenty million items walked in Python about three seconds."""
+guide's pages use under 20,000 (19,721 at most); twenty million characters copied or compared take well
+under a second, twenty million weight of tiny lists walked in Python under three seconds."""
 MAX_STEPS = 100_000
-"""Calls, filters, loop rounds and lazy items (a ``map``'s) in one rendering; the guide's pages take under
-5,000."""
+"""Calls, filters, loop rounds and lazy items (a ``map``'s) in one rendering; the guide's pages take 432 at
+most."""
 MAX_SECONDS = 10.0
 """Wall-clock time of one rendering, checked at every step (each step's work is bounded by ``MAX_TEXT``)."""
 ITEM_WEIGHT = 4
 """What an item of a list, tuple or dict adds to its weight: ``', '`` and the quotes of a text."""
 MAX_RANGE = 10_000
+"""Numbers one ``range()`` may hold."""
 MAX_INT_BITS = 4_096
 """Size of an integer a product or power may make (about 1,200 digits)."""
 MAX_DIGITS = 1_000
