@@ -38,13 +38,8 @@ FRONT_MATTER_KEYS = {"title": True, "description": True, "lead": False}
 """Front matter fields: name -> required."""
 MAX_CONTENT_BYTES = 1_000_000
 """Size of one content file. The longest page's source (vram.md) is 44 KB; compiling takes about 13 s and
-3 GB per megabyte of template tags, so the tag count below is the bound that matters."""
-MAX_TOKENS = 20_000
-"""Names, numbers, operators and tag marks (``{{``, ``%}``) in one content file: the longest page (vram.md) has
-7,000. Compiling costs 25 to 200 microseconds a token (a long ``~`` chain costs most): this many compile in
-at most about three seconds."""
-
-
+3 GB per megabyte of template tags, so the sandbox's token bound (``sandbox.MAX_TOKENS``) is the one that
+matters."""
 @dataclass(frozen=True)
 class ContentFile:
     name: str
@@ -143,29 +138,11 @@ def read_content(path: Path, name: str, env: ContentEnvironment, cache: Path | N
         text = data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")  # as read_text() reads it
     except UnicodeDecodeError as error:
         raise InputError([Problem(name, None, "", f"not UTF-8 text ({error.reason})")]) from None
-    _check_token_count(env, text, name)
     meta, body, body_line = split_front_matter(text, name)
     template = _compile(env, body, cache, name, body_line)
     meta_templates = {key: _compile(env, value, cache, name, 2 + index)
                       for index, (key, value) in enumerate(meta.items())}
     return ContentFile(name, meta, body_line, template, meta_templates)
-
-
-def _check_token_count(env: ContentEnvironment, text: str, name: str) -> None:
-    """Refuse a file of more than ``MAX_TOKENS`` tokens before compiling it, naming the line of the first one
-    over. A token takes at least a character: a shorter file is not lexed."""
-    if len(text) <= MAX_TOKENS:
-        return
-    count = 0
-    try:
-        for line, kind, _ in env.lex(text):
-            if kind not in ("data", "whitespace"):
-                count += 1
-                if count > MAX_TOKENS:
-                    raise InputError([Problem(name, line, "", f"more than {MAX_TOKENS:,} names, numbers and "
-                                                              f"operators in expressions in one file")])
-    except TemplateSyntaxError:
-        return  # compiling reports it, with its line
 
 
 def _compile(env: ContentEnvironment, source: str, cache: Path | None, name: str, first_line: int):

@@ -40,6 +40,7 @@ from decimal import Decimal
 
 from jinja2 import TemplateSyntaxError, nodes, pass_context
 from jinja2.exceptions import SecurityError
+from jinja2.lexer import TOKEN_DATA, TokenStream
 from jinja2.filters import FILTERS as JINJA_FILTERS
 from jinja2.filters import _GroupTuple
 from jinja2.runtime import LoopContext, Macro, Undefined
@@ -73,6 +74,10 @@ MAX_INT_BITS = 4_096
 """Size of an integer a product or power may make (about 1,200 digits)."""
 MAX_DIGITS = 1_000
 """Digits of a decimal a calculation in content may make."""
+MAX_TOKENS = 20_000
+"""Names, numbers, operators and tag marks (``{{``, ``%}``) in one template of content, counted as it is
+compiled: the longest page (vram.md) has 7,000. Compiling costs 25 to 200 microseconds a token (a long ``~``
+chain costs most): this many compile in at most about three seconds; 200,000 took 28 s and 1.8 GB."""
 MAX_BLOCKS = 200
 """Tables, charts and stats blocks one rendering may show."""
 
@@ -301,6 +306,8 @@ def weight(value, as_text: bool = False, known: dict | None = None) -> int:
     ten thousand times (made in a few steps, printed never) stops after ``MAX_TEXT``. ``known``: weights
     found before, by ``id``; a list shared ten times inside a value is weighed once.
     """
+    if isinstance(value, str) and len(value) <= MAX_TEXT:  # most of what is weighed: no scale to set up
+        return len(value)
     return _Scale(as_text, {} if known is None else known).weigh(value)
 
 
@@ -630,6 +637,12 @@ class ContentEnvironment(SandboxedEnvironment):
     def _parse(self, source, name, filename):
         return _Guards().visit(super()._parse(source, name, filename))
 
+    def _tokenize(self, source, name, filename=None, state=None):
+        """The template's tokens, refused past ``MAX_TOKENS`` before the parser builds more of it."""
+        stream = super()._tokenize(source, name, filename, state)
+        return TokenStream(_counted(stream, name, filename), name, filename)
+
+
     # Attribute and item access --------------------------------------------------
 
     def is_safe_attribute(self, obj, attr: str, value) -> bool:
@@ -710,6 +723,18 @@ class ContentEnvironment(SandboxedEnvironment):
         budget.step()
         _check_operation(budget, operator, left, right)
         return budget.made(_check_number(self.binop_table[operator](left, right)))
+
+
+def _counted(stream: TokenStream, name, filename):
+    """``stream``'s tokens, refused with the line of the first past ``MAX_TOKENS`` (text between tags is free)."""
+    count = 0
+    for token in stream:
+        if token.type != TOKEN_DATA:
+            count += 1
+            if count > MAX_TOKENS:
+                raise TemplateSyntaxError(f"more than {MAX_TOKENS:,} names, numbers and operators in expressions",
+                                          token.lineno, name, filename)
+        yield token
 
 
 # -- what content reads: the calculation, the data model, page facts -------------------
