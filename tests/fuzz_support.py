@@ -23,6 +23,9 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, settings
 
+CONTENT_NAME = "content/en/index.md"
+CONTENT_FRONT = "---\ntitle: Fuzz {{ g.card_count | fig }}\ndescription: fuzzing\n---\n"
+
 PROFILE_VARIABLE = "VRAMSITE_FUZZ"
 
 settings.register_profile(
@@ -104,3 +107,31 @@ def watch_writes(allowed: Path) -> Iterator[list[str]]:
         yield _watch["writes"]
     finally:
         _watch["allowed"] = None
+
+
+# -- a content page to render bodies in ---------------------------------------------
+
+
+def content_page(folder: Path):
+    """A build of the seed site in ``folder``, and its English index page's two scopes (Markdown, HTML)."""
+    from seed_sites import assemble_seed_site
+    from vramsite.publish.site import SiteBuild
+    from vramsite.render.scope import HTML, MD, Scope
+
+    root = assemble_seed_site(folder, "000")
+    build = SiteBuild(root)
+    locale = next(locale for locale in build.data.site.locales if locale.segment == "en")
+    scopes = [Scope(build.scope_services, locale, mode, "en/index.html") for mode in (MD, HTML)]
+    return root, build, scopes
+
+
+def render_body(root: Path, build, scopes, body: str) -> None:
+    """Write ``body`` as the index page's body (after ``CONTENT_FRONT``) and render it in both scopes."""
+    from vramsite.render.content import page_meta, read_content, render_content
+
+    path = root / CONTENT_NAME
+    path.write_text(CONTENT_FRONT + body, encoding="utf-8")
+    source = read_content(path, CONTENT_NAME, build.content_env)
+    for scope in scopes:
+        page_meta(source, scope.content_context())
+        render_content(source, source.template, scope.content_context())

@@ -3,25 +3,24 @@
 Whatever the body holds, rendering the page either succeeds or fails with
 ``InputError`` whose every problem names the content file and a line inside
 it: never another exception, never a hang, never a write outside the site.
+The second target chains filters and operators over big values: each page
+renders or is refused within seconds and without a jump in memory.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
+import resource
+import time
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fuzz_support import fuzz_settings, no_hang, watch_writes
-from seed_sites import assemble_seed_site
+from fuzz_support import (CONTENT_FRONT, CONTENT_NAME, content_page, fuzz_settings, no_hang, render_body,
+                          watch_writes)
 from vramsite.errors import InputError
-from vramsite.publish.site import SiteBuild
-from vramsite.render.content import page_meta, read_content, render_content
-from vramsite.render.scope import HTML, MD, Scope
 
-NAME = "content/en/index.md"
-FRONT = "---\ntitle: Fuzz {{ g.card_count | fig }}\ndescription: fuzzing\n---\n"
+NAME, FRONT = CONTENT_NAME, CONTENT_FRONT
 
 TOKENS = [
     "{{", "}}", "{%", "%}", "{#", "#}", "{##", "##}", "(", ")", "[", "]", ",", ".", "|", "~", "+", "*", "**", "%",
@@ -49,20 +48,10 @@ FRAGMENTS = [
 @pytest.fixture(scope="module")
 def page(tmp_path_factory):
     """A build of the seed site, and the English index page's two scopes."""
-    root = assemble_seed_site(tmp_path_factory.mktemp("fuzz-content") / "site", "000")
-    build = SiteBuild(root)
-    locale = next(locale for locale in build.data.site.locales if locale.segment == "en")
-    scopes = [Scope(build.scope_services, locale, mode, "en/index.html") for mode in (MD, HTML)]
-    return root, build, scopes
+    return content_page(tmp_path_factory.mktemp("fuzz-content") / "site")
 
 
-def render(root: Path, build, scopes, body: str) -> None:
-    path = root / NAME
-    path.write_text(FRONT + body, encoding="utf-8")
-    source = read_content(path, NAME, build.content_env)
-    for scope in scopes:
-        page_meta(source, scope.content_context())
-        render_content(source, source.template, scope.content_context())
+render = render_body
 
 
 @fuzz_settings(max_examples=100)
@@ -88,3 +77,44 @@ def test_the_fuzz_target_renders_a_plain_body(page):
     render(root, build, scopes, "Plain {{ g.card_count | fig }} text.\n")
     with pytest.raises(InputError, match=r"content/en/index\.md:6: not allowed in content"):
         render(root, build, scopes, "one\n{{ g.__class__ }}\n")
+
+
+# -- pipelines over big values ------------------------------------------------------------
+
+BIG_VALUES = [
+    "'x' * 999999", "['x' * 1000] * 999", "range(10000) | list", "range(10000)", "[g.data] * 100", "g.models",
+    "namespace(a='x' * 500000)", "['ab'] * 100000", "[range(10000) | list] * 50", "{'k': 'v' * 500000}",
+]
+STEPS = [
+    "| map('upper')", "| map('string')", "| map('length')", "| map('list')", "| select('string')",
+    "| reject('none')", "| list", "| string", "| join", "| join('" + "z" * 1000 + "')", "| unique", "| sort",
+    "| reverse", "| sum", "| length", "| upper", "| first", "| last", "| e", "| truncate(10)", "| wordcount",
+    "| urlencode", "| dictsort", "| items", "| max", "| sum(start=[])", "* 1000", "* 2", "+ ['x']", "~ 'x'",
+    "== ['x']", "in ['x']", "is sameas 1", "| default('x')",
+]
+PEAK_MB = 500
+"""How far the process's peak memory may rise over all the examples."""
+
+
+def _pipeline(start: str, steps: list[str], loop: bool) -> str:
+    expression = start
+    for step in steps:
+        expression = f"({expression}) {step}"
+    body = "{{ " + expression + " }}"
+    return "{% for i in range(10000) %}" + body + "{% endfor %}" if loop else body
+
+
+@fuzz_settings(max_examples=30)
+@given(st.sampled_from(BIG_VALUES), st.lists(st.sampled_from(STEPS), min_size=1, max_size=5), st.booleans())
+def test_a_pipeline_over_big_values_renders_or_is_refused_within_bounds(page, start, steps, loop):
+    root, build, scopes = page
+    body = "big\n" + _pipeline(start, steps, loop) + "\n"
+    before, began = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, time.monotonic()
+    with no_hang(10):
+        try:
+            render(root, build, scopes, body)
+        except InputError as error:
+            assert [problem.line for problem in error.problems] == [FRONT.count("\n") + 2], str(error)
+            assert all(problem.file == NAME and "\n" not in str(problem) for problem in error.problems)
+    assert time.monotonic() - began < 5, body
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 - before < PEAK_MB, body

@@ -13,7 +13,10 @@ from vramsite.render.numbers import DisplaySpec, _grouped, format_number, quanti
 
 
 def _babel(value: Decimal, decimals: int, trim: bool, locale: str) -> str:
+    """Babel's text of the rounded value, which keeps a minus sign only where the value is below zero."""
     rounded = quantize(Decimal(value), decimals)
+    if not value < 0:
+        rounded = rounded.copy_abs()
     pattern = "#,##0" + ("." + ("#" if trim else "0") * decimals if decimals else "")
     return format_decimal(rounded, format=pattern, locale=locale)
 
@@ -32,3 +35,9 @@ def test_negative_zero_and_zero_do_not_share_a_remembered_text(first, second):
     spec = DisplaySpec(2)
     shown = [format_number(Decimal(text), spec, "en") for text in (first, second)]
     assert shown == [_babel(Decimal(text), 2, False, "en") for text in (first, second)]
+
+
+@pytest.mark.parametrize("value, shown", [("-0.0", "0"), ("-0", "0"), ("0", "0"), ("-0.001", "-0"), ("-0.6", "-1")])
+def test_only_a_figure_below_zero_keeps_its_minus_sign(value, shown):
+    """As the in-page calculator prints it (templates/static/calculator.js: a minus where the value is below zero)."""
+    assert format_number(Decimal(value), DisplaySpec(0), "en") == shown

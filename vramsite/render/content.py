@@ -38,8 +38,6 @@ from .sandbox import ContentEnvironment, LimitExceeded
 
 FRONT_MATTER_KEYS = {"title": True, "description": True, "lead": False}
 """Front matter fields: name -> required."""
-
-
 @dataclass(frozen=True)
 class ContentFile:
     name: str
@@ -260,7 +258,24 @@ def layout_problem(error: BaseException, template_name: str, called_from: str | 
                    f"template error: {_describe(error)}{suffix}")
 
 
+MAX_QUOTED = 200
+"""Characters of a bad value a message quotes: enough to recognise it, short enough to keep the message one
+readable line (a model's whole data printed in a message took 25 KB)."""
+
+
+def excerpt(text: str, limit: int = MAX_QUOTED) -> str:
+    """``text``, or its start and end around an ellipsis when it is longer than ``limit``."""
+    if len(text) <= limit:
+        return text
+    half = (limit - 1) // 2
+    return f"{text[:half]}…{text[-half:]}"
+
+
 def _describe(error: BaseException) -> str:
+    return excerpt(_whole_description(error))
+
+
+def _whole_description(error: BaseException) -> str:
     if isinstance(error, UnknownId):
         return f"expression names {error}"
     if isinstance(error, SecurityError):

@@ -2,7 +2,9 @@
 
 The rounding rule of every page: a figure is rounded half up (away from
 zero at exactly .5: 18.625 -> 18.63, 0.125 -> 0.13, 2.5 -> 3) to the number
-of decimals its kind is shown with, and only when it is printed. Babel then
+of decimals its kind is shown with, and only when it is printed. It keeps a
+minus sign only where the figure is below zero (-0.001 prints -0.00, as the
+in-page calculator prints it; a negative zero, -0.0, prints 0). Babel then
 groups digits for the locale; it never rounds again, because the value it
 gets already has exactly the decimals of the pattern.
 """
@@ -58,6 +60,8 @@ def format_number(value: Decimal, spec: DisplaySpec, locale: str) -> str:
     """Round by ``spec`` and group digits for ``locale`` (a gettext id such as zh_CN)."""
     decimals = spec.decimals_for(value)
     shown = quantize(value, decimals)
+    if shown.is_signed() and not value < 0:  # a negative zero: the calculator's numbers have none
+        shown = shown.copy_abs()
     return _grouped(shown, shown.is_signed(), decimals, spec.trim, locale)
 
 

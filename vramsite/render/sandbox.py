@@ -12,9 +12,16 @@ reachable by any attribute chain or call. Methods that change a value
 (``list.append``, ``dict.update``) are not listed.
 
 Content cannot include, import or extend templates, and each rendering is
-bounded: ``range`` and repeats, powers and joins have caps, and a rendering
-stops once it has taken too many steps (calls and loop rounds), produced too
-much text, or run too long. Exceeding a bound fails the build with a located
+bounded where the work is spent. Every value has a *weight*, about the length
+of the text it prints as (``weight``): an operator, filter, test, call or
+comparison weighs what it is given before it runs (a repeat, a join, a
+concatenation is refused before it is built), weighs what it makes, and
+charges both to the rendering's work. A filter's lazy result (``map``,
+``select``, ...) ticks per item. A rendering stops once it has taken too many
+steps (calls, filters, loop rounds and lazy items), made or walked too much,
+printed too much text, or run too long: every primitive it can run is bounded
+in size, so the deadline, checked at every step, is never overrun by more than
+one bounded primitive. Exceeding a bound fails the build with a located
 message, like any other content error.
 
 ``expose(cls)`` adds a record type (and its subclasses) whose public
@@ -24,40 +31,57 @@ attributes and methods content may use; ``vramsite.facts.base.Facts`` is one.
 from __future__ import annotations
 
 import datetime
-import functools
 import inspect
 import time
 import types
+from collections.abc import Iterator
 from dataclasses import dataclass
 from decimal import Decimal
 
 from jinja2 import TemplateSyntaxError, nodes, pass_context
 from jinja2.exceptions import SecurityError
+from jinja2.lexer import TOKEN_DATA, TokenStream
 from jinja2.filters import FILTERS as JINJA_FILTERS
 from jinja2.filters import _GroupTuple
 from jinja2.runtime import LoopContext, Macro, Undefined
 from jinja2.sandbox import SandboxedEnvironment, is_internal_attribute
-from jinja2.utils import Namespace
+from jinja2.utils import Namespace, _PassArg
 from jinja2.visitor import NodeTransformer
 from markupsafe import Markup
 
 MAX_TEXT = 1_000_000
-"""Characters (or items) in one value: a string, a list, a dict."""
-MAX_OUTPUT = 2_000_000
-"""Characters one rendering of a content file may produce, counted as it is produced."""
+"""Weight of one value (``weight``: characters of text, ``ITEM_WEIGHT`` more per item of a list or dict).
+The guide's longest page prints 173,000 characters, tables included; copying a million takes a millisecond,
+walking a list of that weight in Python at most 0.13 s."""
+MAX_OUTPUT = 500_000
+"""Characters one rendering of a content file may produce, counted as it is produced, besides the engine's
+tables and charts (``Budget.block``). The guide's longest page produces 34,000; the Markdown parser reads the
+page after it, at up to 7 seconds per million characters of brackets."""
+MAX_WORK = 20_000_000
+"""Weight one rendering may make and walk, all guards together: twenty values of the largest size. The
+guide's pages use under 20,000 (19,721 at most); twenty million characters copied or compared take well
+under a second, twenty million weight of tiny lists walked in Python under three seconds."""
 MAX_STEPS = 100_000
-"""Calls and loop rounds in one rendering."""
+"""Calls, filters, loop rounds and lazy items (a ``map``'s) in one rendering; the guide's pages take 432 at
+most."""
 MAX_SECONDS = 10.0
-"""Wall-clock time of one rendering."""
+"""Wall-clock time of one rendering, checked at every step (each step's work is bounded by ``MAX_TEXT``)."""
+ITEM_WEIGHT = 4
+"""What an item of a list, tuple or dict adds to its weight: ``', '`` and the quotes of a text."""
 MAX_RANGE = 10_000
+"""Numbers one ``range()`` may hold."""
 MAX_INT_BITS = 4_096
 """Size of an integer a product or power may make (about 1,200 digits)."""
 MAX_DIGITS = 1_000
 """Digits of a decimal a calculation in content may make."""
+MAX_TOKENS = 20_000
+"""Names, numbers, operators and tag marks (``{{``, ``%}``) in one template of content, counted as it is
+compiled: the longest page (vram.md) has 7,000. Compiling costs 25 to 200 microseconds a token (a long ``~``
+chain costs most): this many compile in at most about three seconds; 200,000 took 28 s and 1.8 GB."""
 MAX_BLOCKS = 200
 """Tables, charts and stats blocks one rendering may show."""
 
-CODE_VERSION = "content-sandbox-1"
+CODE_VERSION = "content-sandbox-2"
 """Part of the compiled code's cache key: the guards below are compiled into every content template."""
 
 PAGE = "vramsite:page"
@@ -65,7 +89,7 @@ PAGE = "vramsite:page"
 BUDGET = "vramsite:budget"
 """Context key of the rendering's ``Budget``; no template can name it."""
 
-_ITERATE, _OUTPUT, _TEXT = "vramsite:iterate", "vramsite:output", "vramsite:text"
+_ITERATE, _OUTPUT, _WEIGH, _AS_TEXT = "vramsite:iterate", "vramsite:output", "vramsite:weigh", "vramsite:as-text"
 
 BOUNDED_JINJA_FILTERS = (
     "abs", "attr", "capitalize", "count", "default", "d", "dictsort", "filesizeformat", "first", "float",
@@ -107,10 +131,11 @@ NOTHING = Access()
 RECORD = Access(attributes=None, calls=None)
 _TEXT_METHODS = frozenset({
     "capitalize", "casefold", "count", "endswith", "find", "index", "isalnum", "isalpha", "isdigit", "islower",
-    "isnumeric", "isspace", "istitle", "isupper", "join", "lower", "lstrip", "partition", "removeprefix",
+    "isnumeric", "isspace", "istitle", "isupper", "lower", "lstrip", "partition", "removeprefix",
     "removesuffix", "rfind", "rindex", "rpartition", "rsplit", "rstrip", "split", "splitlines", "startswith",
     "strip", "swapcase", "title", "upper",
 })
+"""Left out: ``join`` (the text between the items repeated once per item: the join filter bounds it)."""
 _MARKUP_METHODS = frozenset({"striptags", "unescape", "strip", "lstrip", "rstrip", "startswith", "endswith"})
 _SEQUENCE_METHODS = frozenset({"count", "index"})
 _DICT_METHODS = frozenset({"get", "items", "keys", "values"})
@@ -197,14 +222,20 @@ def _kind(value) -> str:
 
 # -- bounds ----------------------------------------------------------------------
 
+_NUMBERS = (bool, int, float, Decimal, datetime.date)
+_CONTAINERS = (list, tuple, set, frozenset, dict, type({}.keys()), type({}.values()), type({}.items()))
+
 
 class Budget:
     """What one rendering of a content file has used so far."""
 
     def __init__(self):
-        self.steps = self.output = self.blocks = self.allowance = 0
+        self.steps = self.output = self.blocks = self.allowance = self.work = 0
         self.deadline: float | None = None
         self.last_block: str | None = None
+        self.weights: dict[tuple[int, bool], tuple[object, int]] = {}
+        """Weights of values no content can change, by id and text mode (``weight``); each kept with its value,
+        so that no other value takes its id while the rendering lasts."""
 
     def step(self) -> None:
         self.steps += 1
@@ -215,6 +246,30 @@ class Budget:
             self.deadline = now + MAX_SECONDS
         elif now > self.deadline:
             raise LimitExceeded(f"the page took longer than {MAX_SECONDS:g} seconds to render")
+
+    def charge(self, work: int) -> None:
+        self.work += work
+        if self.work > MAX_WORK:
+            raise LimitExceeded(f"more than {MAX_WORK:,} characters and items made or compared in one page")
+
+    def weigh(self, value, as_text: bool = False) -> int:
+        """``value``'s weight (``weight``), charged as work; refused past ``MAX_TEXT``."""
+        found = weight(value, as_text, self.weights)
+        self.charge(found)
+        return found
+
+    def made(self, value):
+        """``value``, which a filter, call or operator made: weighed; if it is lazy, weighed item by item."""
+        if isinstance(value, Iterator):
+            return self._ticking(value)
+        self.weigh(value)
+        return value
+
+    def _ticking(self, items: Iterator):
+        for item in items:
+            self.step()
+            self.weigh(item)
+            yield item
 
     def produced(self, count: int) -> None:
         self.output += count
@@ -242,10 +297,87 @@ def budget_of(context) -> Budget:
     return budget
 
 
+def weight(value, as_text: bool = False, known: dict | None = None) -> int:
+    """About the length of the text ``value`` prints as, and so the work of copying, printing, hashing or
+    comparing it: characters of a text, digits of a number, ``ITEM_WEIGHT`` more per item of a list, tuple
+    or dict. A record (a model, a card, a figure) weighs 1, or with ``as_text`` the length of its ``str()``.
+
+    Refused (``LimitExceeded``) once past ``MAX_TEXT``, so that weighing a list that holds one long list
+    ten thousand times (made in a few steps, printed never) stops after ``MAX_TEXT``. ``known``: weights
+    found before, by ``id``; a list shared ten times inside a value is weighed once.
+    """
+    if isinstance(value, str) and len(value) <= MAX_TEXT:  # most of what is weighed: no scale to set up
+        return len(value)
+    return _Scale(as_text, {} if known is None else known).weigh(value)
+
+
+class _Scale:
+    """One weighing: a running total, refused once past ``MAX_TEXT``."""
+
+    def __init__(self, as_text: bool, known: dict):
+        self.as_text, self.known, self.total = as_text, known, 0
+
+    def add(self, amount: int) -> None:
+        self.total += amount
+        if self.total > MAX_TEXT:
+            raise LimitExceeded(f"a value of more than {MAX_TEXT:,} characters or items")
+
+    def weigh(self, value) -> int:
+        start = self.total
+        self.visit(value)
+        return self.total - start
+
+    def visit(self, value) -> bool:
+        """Add ``value``'s weight to the total; whether it may change (it holds a namespace)."""
+        if isinstance(value, str):
+            self.add(len(value))
+            return False
+        if value is None or isinstance(value, _NUMBERS):
+            self.add(_number_weight(value))
+            return False
+        if isinstance(value, range):
+            self.add(2 + len(value) * (ITEM_WEIGHT + len(str(max(abs(value.start), abs(value.stop))))))
+            return False
+        key = (id(value), self.as_text)
+        known = self.known.get(key)
+        if known is not None:
+            self.add(known[1])
+            return False
+        start = self.total
+        if isinstance(value, Namespace):
+            changes = True
+            self.visit(object.__getattribute__(value, "_Namespace__attrs"))
+        elif isinstance(value, _CONTAINERS):
+            changes = self.visit_items(value)
+        else:
+            changes = False
+            self.add(len(str(value)) if self.as_text and not isinstance(value, Undefined) else 1)
+        if not changes:
+            self.known[key] = (value, self.total - start)
+        return changes
+
+    def visit_items(self, container) -> bool:
+        self.add(2)
+        changes = False
+        for item in (container.items() if isinstance(container, dict) else container):
+            self.add(ITEM_WEIGHT)
+            changes = self.visit(item) or changes
+        return changes
+
+
+def _number_weight(value) -> int:
+    if isinstance(value, bool) or value is None:
+        return 5
+    if isinstance(value, int):
+        return 1 + value.bit_length() * 3 // 10
+    if isinstance(value, Decimal) and value.is_finite():
+        return 8 + len(value.as_tuple().digits)
+    return 24
+
+
 def check_size(value):
-    """``value`` itself, if it is not longer than ``MAX_TEXT``."""
-    if isinstance(value, (str, list, tuple, dict)) and len(value) > MAX_TEXT:
-        raise LimitExceeded(f"a value of more than {MAX_TEXT:,} characters or items")
+    """``value`` itself, if it weighs no more than ``MAX_TEXT`` (``weight``)."""
+    weight(value)
     return value
 
 
@@ -261,7 +393,8 @@ def content_range(*args) -> range:
     return numbers
 
 
-def _check_operation(operator: str, left, right) -> None:
+def _check_operation(budget: Budget, operator: str, left, right) -> None:
+    """Refuse an operation whose result would be too large, before it is made."""
     if operator == "%" and isinstance(left, str):
         raise SecurityError("content cannot format text with %: use the filters (fig, num, names, ...)")
     integers = isinstance(left, int) and isinstance(right, int)
@@ -274,10 +407,11 @@ def _check_operation(operator: str, left, right) -> None:
         if integers and left.bit_length() + right.bit_length() > MAX_INT_BITS:
             raise LimitExceeded(f"a product larger than {MAX_INT_BITS} bits")
         for sequence, count in ((left, right), (right, left)):
-            if isinstance(sequence, (str, list, tuple)) and isinstance(count, int) and len(sequence) * count > MAX_TEXT:
+            if isinstance(sequence, (str, list, tuple)) and isinstance(count, int) and count > 1 and (
+                    len(sequence) * count > MAX_TEXT or budget.weigh(sequence) * count > MAX_TEXT):
                 raise LimitExceeded(f"a repeat of more than {MAX_TEXT:,} characters or items")
     elif operator == "+" and isinstance(left, (str, list, tuple)) and isinstance(right, (str, list, tuple)):
-        if len(left) + len(right) > MAX_TEXT:
+        if budget.weigh(left) + budget.weigh(right) > MAX_TEXT:
             raise LimitExceeded(f"a value of more than {MAX_TEXT:,} characters or items")
 
 
@@ -302,12 +436,33 @@ def _iterate(context, iterable):
 
 @pass_context
 def _count_output(context, value):
-    budget_of(context).produced(len(value) if isinstance(value, str) else len(str(value)))
+    """What ``{{ }}`` prints, weighed as text before it is made text, and counted."""
+    budget = budget_of(context)
+    if not isinstance(value, str):
+        budget.weigh(value, as_text=True)
+        budget.produced(len(str(value)))
+    else:
+        budget.produced(len(value))
+    return value
+
+
+@pass_context
+def _weighed(context, value):
+    """A value compared, hashed or joined by ``~``: weighed (and charged) first."""
+    budget_of(context).weigh(value)
+    return value
+
+
+@pass_context
+def _weighed_as_text(context, value):
+    """A piece of a ``~`` join, which ``str()`` turns into text: weighed as that text first."""
+    budget_of(context).weigh(value, as_text=True)
     return value
 
 
 class _Guards(NodeTransformer):
-    """Route loops, output and ``~`` joins through the bounds; refuse template-loading tags."""
+    """Route loops, output, ``~`` joins, comparisons and dict keys through the bounds; refuse template-loading
+    tags."""
 
     REFUSED = {nodes.Extends: "extends", nodes.Include: "include", nodes.Import: "import",
                nodes.FromImport: "from ... import"}
@@ -330,7 +485,31 @@ class _Guards(NodeTransformer):
         return node
 
     def visit_Concat(self, node: nodes.Concat):
-        return _guard(self.generic_visit(node), _TEXT)
+        node = self.generic_visit(node)
+        node.nodes = [_guard(child, _AS_TEXT) for child in node.nodes]
+        return _guard(node, _WEIGH)
+
+    def visit_Compare(self, node: nodes.Compare):
+        """``a == b``, ``a in b``: Python walks both, so both are weighed first."""
+        node = self.generic_visit(node)
+        node.expr = _guard(node.expr, _WEIGH)
+        for operand in node.ops:
+            operand.expr = _guard(operand.expr, _WEIGH)
+        return node
+
+    def visit_Getitem(self, node: nodes.Getitem):
+        """``x[key]`` hashes its key; ``x[a:b]`` copies part of ``x``: both weighed."""
+        node = self.generic_visit(node)
+        if isinstance(node.arg, nodes.Slice):
+            return _guard(node, _WEIGH)
+        node.arg = _guard(node.arg, _WEIGH)
+        return node
+
+    def visit_Pair(self, node: nodes.Pair):
+        """A dict literal's key, which Python hashes (walks) to build the dict."""
+        node = self.generic_visit(node)
+        node.key = _guard(node.key, _WEIGH)
+        return node
 
 
 def _guard(node: nodes.Expr, name: str) -> nodes.Filter:
@@ -356,20 +535,85 @@ def _escape(context, value):
 
 @pass_context
 def _join(context, value, separator: str = "", attribute=None):
-    """Jinja's join, with each piece that is not markup escaped for the page."""
+    """Jinja's join, with each piece that is not markup escaped for the page; refused before it is built if
+    the separator repeated between the items would make it too long."""
     if attribute is not None:
         getter = context.environment.getattr
         value = [getter(item, attribute) for item in value]
-    pieces = [_escape(context, item) for item in value]
-    return check_size(Markup(_escape(context, separator)).join(pieces))
+    items = value if isinstance(value, (list, tuple)) else list(value)
+    budget = budget_of(context)
+    if budget.weigh(items, as_text=True) + budget.weigh(separator, as_text=True) * len(items) > MAX_TEXT:
+        raise LimitExceeded(f"a value of more than {MAX_TEXT:,} characters or items")
+    pieces = [_escape(context, item) for item in items]
+    return Markup(_escape(context, separator)).join(pieces)
 
 
-def _bounded(filter_function):
-    @functools.wraps(filter_function)
-    def apply(*args, **kwargs):
-        return check_size(filter_function(*args, **kwargs))
+def _sum(environment, iterable, attribute=None, start=0):
+    """Jinja's sum, of numbers and figures: a sum of lists copies the growing list once per item."""
+    if isinstance(start, (str, list, tuple, dict)):
+        raise SecurityError("sum adds numbers, not lists or texts (join them, or add them with +)")
+    return JINJA_FILTERS["sum"](environment, iterable, attribute, start)
 
-    return apply
+
+_sum.jinja_pass_arg = _PassArg.environment
+
+
+TEXT_FILTERS = frozenset({"capitalize", "date", "e", "escape", "join", "lower", "string", "striptags", "title",
+                          "trim", "truncate", "upper", "urlencode", "wordcount"})
+"""Filters that make text of their whole value: it is weighed as that text (a record as its ``str()``)."""
+
+_ENGINE_GUARDS = frozenset({_ITERATE, _OUTPUT, _WEIGH, _AS_TEXT})
+
+
+def _passed(passing, context) -> tuple:
+    """What Jinja hands a filter or test before its value (``pass_context`` and the like)."""
+    if passing is _PassArg.context:
+        return (context,)
+    if passing is _PassArg.eval_context:
+        return (context.eval_ctx,)
+    if passing is _PassArg.environment:
+        return (context.environment,)
+    return ()
+
+
+def _bounded(name: str, function):
+    """``function``, a filter or test, with its value and arguments weighed before it runs, one step, and what it
+    makes weighed (a lazy result item by item) and charged."""
+    if name in _ENGINE_GUARDS:
+        return function
+    as_text, passing = name in TEXT_FILTERS, _PassArg.from_obj(function)
+
+    @pass_context
+    def bounded(context, value, *args, **kwargs):
+        budget = budget_of(context)
+        budget.step()
+        budget.weigh(value, as_text)
+        for argument in (*args, *kwargs.values()):
+            budget.weigh(argument)
+        return budget.made(function(*_passed(passing, context), value, *args, **kwargs))
+
+    bounded.__name__ = bounded.__qualname__ = getattr(function, "__name__", name)
+    return bounded
+
+
+class _BoundedFunctions(dict):
+    """An environment's filters or tests: each bounded (``_bounded``) as it is put in, by any means."""
+
+    def __init__(self, functions: dict):
+        super().__init__()
+        self.update(functions)
+
+    def __setitem__(self, name, function):
+        super().__setitem__(name, _bounded(name, function))
+
+    def update(self, *args, **kwargs):
+        for name, function in dict(*args, **kwargs).items():
+            self[name] = function
+
+    def setdefault(self, name, function=None):
+        if name not in self:
+            self[name] = function
+        return self[name]
 
 
 # -- the environment -------------------------------------------------------------------
@@ -384,12 +628,20 @@ class ContentEnvironment(SandboxedEnvironment):
     def __init__(self, **options):
         super().__init__(finalize=_finalize, **options)
         self.globals = {"range": content_range, "namespace": Namespace}
-        self.filters = {name: _bounded(JINJA_FILTERS[name]) for name in BOUNDED_JINJA_FILTERS}
-        self.filters.update({"e": _escape, "escape": _escape, "join": _join,
-                             _ITERATE: _iterate, _OUTPUT: _count_output, _TEXT: check_size})
+        self.filters = _BoundedFunctions({name: JINJA_FILTERS[name] for name in BOUNDED_JINJA_FILTERS})
+        self.filters.update({"e": _escape, "escape": _escape, "join": _join, "sum": _sum,
+                             _ITERATE: _iterate, _OUTPUT: _count_output, _WEIGH: _weighed,
+                             _AS_TEXT: _weighed_as_text})
+        self.tests = _BoundedFunctions(self.tests)
 
     def _parse(self, source, name, filename):
         return _Guards().visit(super()._parse(source, name, filename))
+
+    def _tokenize(self, source, name, filename=None, state=None):
+        """The template's tokens, refused past ``MAX_TOKENS`` before the parser builds more of it."""
+        stream = super()._tokenize(source, name, filename, state)
+        return TokenStream(_counted(stream, name, filename), name, filename)
+
 
     # Attribute and item access --------------------------------------------------
 
@@ -450,23 +702,39 @@ class ContentEnvironment(SandboxedEnvironment):
     # Calls and operators ----------------------------------------------------------
 
     def call(__self, __context, __obj, *args, **kwargs):  # noqa: N805 - Jinja's signature
-        budget_of(__context).step()
+        budget = budget_of(__context)
+        budget.step()
         if isinstance(__obj, Undefined):
             return __obj()  # raises what is undefined
         if not is_allowed_callable(__obj):
             raise SecurityError(f"content cannot call a {_kind(__obj)}")
+        for argument in (getattr(__obj, "__self__", None), *args, *kwargs.values()):  # list.count walks its list
+            budget.weigh(argument)
         result = __context.call(__obj, *args, **kwargs)
         if not is_allowed_value(result):
             raise SecurityError(f"content cannot use the {_kind(result)} that {getattr(__obj, '__name__', 'a call')}"
                                 f"() returns")
-        if result is budget_of(__context).last_block:  # the engine's block, sized by the data: counted above
+        if result is budget.last_block:  # the engine's block, sized by the data: counted above
             return result
-        return check_size(result)
+        return budget.made(result)
 
     def call_binop(self, context, operator: str, left, right):
-        budget_of(context).step()
-        _check_operation(operator, left, right)
-        return _check_number(self.binop_table[operator](left, right))
+        budget = budget_of(context)
+        budget.step()
+        _check_operation(budget, operator, left, right)
+        return budget.made(_check_number(self.binop_table[operator](left, right)))
+
+
+def _counted(stream: TokenStream, name, filename):
+    """``stream``'s tokens, refused with the line of the first past ``MAX_TOKENS`` (text between tags is free)."""
+    count = 0
+    for token in stream:
+        if token.type != TOKEN_DATA:
+            count += 1
+            if count > MAX_TOKENS:
+                raise TemplateSyntaxError(f"more than {MAX_TOKENS:,} names, numbers and operators in expressions",
+                                          token.lineno, name, filename)
+        yield token
 
 
 # -- what content reads: the calculation, the data model, page facts -------------------

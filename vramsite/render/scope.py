@@ -291,16 +291,16 @@ class Pieces:
     # -- filters ---------------------------------------------------------------
 
     def fig(self, value, decimals: int | None = None, period: bool = False) -> Markup:
-        return self.inline.figure(_as_figure(value), decimals, period)
+        return self.inline.figure(_as_figure(value), _decimals(decimals), period)
 
     def num(self, value, decimals: int | None = None) -> Markup:
-        return self.inline.text(self.fmt.number(_as_figure(value), decimals))
+        return self.inline.text(self.fmt.number(_as_figure(value), _decimals(decimals)))
 
     def usd(self, value, decimals: int | None = None, period: bool = False) -> Markup:
         figure = _as_figure(value)
         if figure.unit not in MONEY_PERIODS:
             figure = Figure(figure.value, "USD", "price", figure.label, figure.formula)
-        return self.inline.figure(figure, decimals, period)
+        return self.inline.figure(figure, _decimals(decimals), period)
 
     def names(self, items, style: str = "standard") -> Markup:
         items = list(items)
@@ -313,7 +313,7 @@ class Pieces:
         return self.inline.text(self.fmt.date(str(iso)))
 
     def explain(self, value, decimals: int | None = None) -> Markup:
-        return self.inline.text(explain(_as_figure(value), self.fmt, decimals))
+        return self.inline.text(explain(_as_figure(value), self.fmt, _decimals(decimals)))
 
     def tokens(self, count) -> Markup:
         value = _as_figure(count).value
@@ -332,16 +332,16 @@ class ContentApi:
         self._scope, self._budget = scope, budget
 
     def table(self, name: str, **options) -> Markup:
-        return self._budget.block(self._scope.table(name, **options))
+        return self._budget.block(self._scope.table(name, **_checked_options(options)))
 
     def chart(self, name: str, **options) -> Markup:
-        return self._budget.block(self._scope.chart(name, **options))
+        return self._budget.block(self._scope.chart(name, **_checked_options(options)))
 
     def calculator(self, model: str | None = None) -> Markup:
         return self._budget.block(self._scope.calculator(model))
 
     def stats(self, items) -> Markup:
-        return self._budget.block(self._scope.stats(items))
+        return self._budget.block(self._scope.stats(_checked_options({"items": list(items)})["items"]))
 
     def link(self, *target, anchor: str | None = None) -> Markup:
         return self._scope.link(*target, anchor=anchor)
@@ -368,13 +368,62 @@ class ContentApi:
 expose(ContentApi, Access(frozenset(CONTENT_FUNCTIONS + ("gettext",)), frozenset(CONTENT_FUNCTIONS + ("gettext",))))
 
 
+MAX_DECIMALS = 20
+"""Decimals a filter may be asked for (``fig(2)``): more than any figure of the guide has; a million took
+Decimal's context past its precision."""
+
+
+def _decimals(decimals):
+    """``decimals`` as a filter got it, if it is None or a whole number from 0 to ``MAX_DECIMALS``."""
+    if decimals is not None and (isinstance(decimals, bool) or not isinstance(decimals, int)
+                                 or not 0 <= decimals <= MAX_DECIMALS):
+        raise ValueError(f"decimals must be a whole number from 0 to {MAX_DECIMALS}, not {str(decimals)[:20]}")
+    return decimals
+
+
+MAX_OPTION_VALUES = 24
+"""Values one table or chart option may list (contexts, model ids): the guide's pages list up to eight, and
+a chart's width has room for about twenty; 10,000 contexts took 10 s and 230 MB to draw."""
+MAX_OPTION_TEXT = 500
+"""Characters of a text content hands a table, chart or stats block (a caption, a label): the guide's longest
+is 90."""
+TABLE_ID = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
+"""A table's id names its download files (data/<language>/<id>.json): a short slug."""
+
+
+def _checked_options(options: dict) -> dict:
+    """A table's, chart's or stats block's options as content gives them, if the build can make what they ask
+    for: a block's text is the engine's, not counted against the page's (``Budget.block``), so what content
+    puts in one is bounded here."""
+    for key, value in options.items():
+        _check_option(key, value)
+    table_id = options.get("table_id")
+    if table_id is not None and not (isinstance(table_id, str) and TABLE_ID.fullmatch(table_id)):
+        raise ValueError(f"table_id {str(table_id)[:70]!r} is not a short slug: lower-case letters, digits, - and _,"
+                         f" at most 64")
+    return options
+
+
+def _check_option(key: str, value) -> None:
+    if isinstance(value, str) and len(value) > MAX_OPTION_TEXT:
+        raise ValueError(f"option {key} holds a text of {len(value):,} characters: at most {MAX_OPTION_TEXT}")
+    if isinstance(value, (list, tuple)):
+        if len(value) > MAX_OPTION_VALUES:
+            raise ValueError(f"option {key} lists {len(value):,} values: at most {MAX_OPTION_VALUES}")
+        for item in value:
+            _check_option(key, item)
+
+
 @lru_cache(maxsize=65536)
 def _as_figure(value) -> Figure:
     if isinstance(value, Figure):
         return value
     if isinstance(value, bool) or value is None:
         raise TypeError(f"expected a figure or a number, got {value!r}")
-    return given(Decimal(str(value)), "", COUNT)
+    number = Decimal(str(value))
+    if not number.is_finite():
+        raise ValueError(f"not a finite number: {value}")
+    return given(number, "", COUNT)
 
 
 def _filter(name: str):

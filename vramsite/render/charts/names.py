@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 
 TITLES = {
@@ -12,6 +13,10 @@ TITLES = {
     "measured": "How far each measured figure lands from the formula",
 }
 """Each chart's title: a msgid, shown on top of the chart and as the image's alternative text."""
+
+MAX_SLUG = 100
+"""Characters of a chart's slug. A file name may have 255 bytes; options that would spell a longer slug
+(a list of two hundred contexts) keep its start and end in a digest of the whole."""
 
 
 def chart_title(name: str, fmt) -> str:
@@ -30,7 +35,11 @@ def chart_slug(name: str, segment: str, options: dict | None = None) -> str:
         value = options[key]
         parts = value if isinstance(value, (list, tuple)) else [value]
         slug += f"--{key}-" + "-".join(str(part) for part in parts)
-    return re.sub(r"[^A-Za-z0-9._-]", "_", slug)
+    slug = re.sub(r"[^A-Za-z0-9._-]", "_", slug)
+    if len(slug) <= MAX_SLUG:
+        return slug
+    digest = hashlib.sha256(slug.encode()).hexdigest()[:16]
+    return f"{slug[:MAX_SLUG - len(digest) - 1]}-{digest}"
 
 
 def chart_file(name: str, segment: str, options: dict | None = None) -> str:
