@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from cli_support import ROOT
 from vramsite.layout import STATIC_FOLDER, SiteLayout, relative_url
+from vramsite.load import source_read
 from vramsite.publish.pages import Assets
 from vramsite.publish.preview import PreviewSite
 from vramsite.publish.stamp import ENGINE_FOLDERS
@@ -62,8 +63,9 @@ def test_a_second_site_lays_its_own_layer_over_the_engines():
 def test_the_engine_sites_assets_and_watched_files_are_read_once(name, monkeypatch):
     monkeypatch.chdir(ROOT)
     read = []
-    real_read_bytes = Path.read_bytes
-    monkeypatch.setattr(Path, "read_bytes", lambda path: read.append(path.resolve()) or real_read_bytes(path))
+    real_read = source_read.read_regular_file
+    monkeypatch.setattr(source_read, "read_regular_file",
+                        lambda path, *rest: read.append(Path(path).resolve()) or real_read(path, *rest))
     files = Assets(SiteLayout(Path(name))).files
     assert files and len(read) == len(set(read)) == len(files)
     folders = PreviewSite(Path(name)).folders()
