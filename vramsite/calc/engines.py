@@ -35,6 +35,8 @@ from .figure import COUNT, FACTOR, MEMORY, Figure, Formula, difference, given, p
 GIB = "GiB"
 MIB_PER_GIB = Decimal(1024)
 BITS_PER_BYTE = Decimal(8)
+V0_MIN_BATCHED_TOKENS = 2048
+"""vLLM V0 without chunked prefill: max_num_batched_tokens = max(max_model_len, 2048) (vllm/config.py)."""
 
 
 @dataclass(frozen=True)
@@ -203,6 +205,16 @@ def _tokens_held(kv_gib: Figure, per_token: Figure) -> Figure:
 # -- the rules ---------------------------------------------------------------------
 
 
+def batched_tokens(request: Request) -> Figure:
+    """The tokens vLLM's profiling run feeds at once: max_num_batched_tokens as set; unset, the engine's
+    default where prefill is chunked (V1), else the longest sequence, at least the V0 floor of 2048."""
+    if "max_num_batched_tokens" in request.settings or request.setting("chunked_prefill"):
+        return request.setting_figure("max_num_batched_tokens", "tokens")
+    floor = given(V0_MIN_BATCHED_TOKENS, "tokens", COUNT, "V0's least max_num_batched_tokens")
+    context = given(request.context, "tokens", COUNT, "max_model_len")
+    return _larger(context, floor, "max_num_batched_tokens")
+
+
 def profiled_share(request: Request) -> Budget:
     """vLLM: KV = memory × gpu_memory_utilization − weights − activation peak − memory outside torch.
 
@@ -212,7 +224,7 @@ def profiled_share(request: Request) -> Budget:
     """
     share = product(request.memory_gib, request.setting_figure("gpu_memory_utilization"), unit=GIB, kind=MEMORY,
                     label="the share vLLM may use")
-    batched = request.setting_figure("max_num_batched_tokens", "tokens")
+    batched = batched_tokens(request)
     rows = Figure(min(request.setting("max_num_seqs"), batched.value), "rows", COUNT, "sampler rows")
     sampler = product(rows, given(request.model.vocab_size, "", COUNT, "vocabulary"),
                       request.term("sampler_bytes_per_logit", "B"), unit=GIB, kind=MEMORY, label="sampler peak",
