@@ -103,6 +103,9 @@ def _data_copy(tmp_path: Path, old: str, new: str) -> Path:
     ("kv_cache_formats: {bf16: auto, fp8: fp8}", "kv_cache_formats: {bf16: auto, fp6: fp6}",
      "fp6", "unknown KV cache format 'fp6'"),
     ("budget: profiled_share", "budget: guesswork", "budget", "guesswork"),
+    ("      sampler_bytes_per_logit:\n        value: 40\n", "      sampler_bytes_per_logit_typo:\n        value: 40\n",
+     "terms", "sampler_bytes_per_logit"),
+    ("      ubatch:\n        default: 512\n", "      ubatch:\n", "ubatch", "default"),
     ("  - id: q4_0\n    label: Q4_0\n    bits: 4.5\n", "  - id: q4_0\n    label: Q4_0\n    bits: 4.5\n    extra: 1\n",
      "extra", "unknown key 'extra'"),
 ])
@@ -230,6 +233,14 @@ def test_trtllm_takes_its_fraction_of_what_is_free(data):
     assert result.kv_cache_gib.value == (80 - overhead.value - 15 - activation.value) * Decimal("0.9")
 
 
+def test_trtllm_takes_the_smaller_of_its_fraction_and_max_tokens(data):
+    fraction = budget(data, "trtllm", 80, 15, "llama-3.1-8b")
+    capped = budget(data, "trtllm", 80, 15, "llama-3.1-8b", max_tokens=100000)
+    assert capped.kv_cache_gib.value == Decimal(100000 * 131072) / BYTES_PER_GIB < fraction.kv_cache_gib.value
+    assert budget(data, "trtllm", 80, 15, "llama-3.1-8b", max_tokens=10 ** 7).kv_cache_gib.value == \
+        fraction.kv_cache_gib.value
+
+
 def _request(data, engine_id: str, memory) -> engines.Request:
     return engines.Request(data.engines.engine(engine_id), {}, gib(memory), gib(15),
                            data.catalogue_model("llama-3.1-8b"), 1, 8192, 1, data.engines.kv_cache_format("bf16"))
@@ -295,7 +306,7 @@ CARDS_BY_NAME = {"H100": "h100-sxm"}
 KV_FORMATS = {"auto": "bf16", "fp8": "fp8", "fp8_e4m3": "fp8", "f16": "bf16", "q8_0": "q8_0", "q4_0": "q4_0"}
 ENGINE_SETTINGS = {"vllm": ("gpu_memory_utilization", "max_num_batched_tokens", "max_num_seqs"),
                    "sglang": ("mem_fraction_static",), "llama.cpp": (),
-                   "trtllm": ("free_gpu_memory_fraction", "max_num_tokens")}
+                   "trtllm": ("free_gpu_memory_fraction", "max_num_tokens", "max_tokens")}
 
 
 def _corpus() -> list[dict]:

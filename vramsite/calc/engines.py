@@ -273,12 +273,17 @@ def _static_fraction(request: Request) -> Figure:
 
 
 def free_fraction(request: Request) -> Budget:
-    """TensorRT-LLM: KV = free_gpu_memory_fraction × (memory − overhead − weights − activations)."""
+    """TensorRT-LLM: KV = free_gpu_memory_fraction × (memory − overhead − weights − activations), or what
+    max_tokens tokens take where that is set and smaller."""
     taken = (runtime_overhead(request), forward_peak(request, request.setting_figure("max_num_tokens", "tokens")))
     free = difference(difference(request.memory_gib, request.weights_gib),
                       total(*taken, unit=GIB, kind=MEMORY, label="taken"), label="free after weights and activations")
     kv = product(free, request.setting_figure("free_gpu_memory_fraction"), unit=GIB, kind=MEMORY,
                  label="KV cache budget")
+    if request.setting("max_tokens") is not None:
+        capped = product(request.setting_figure("max_tokens", "tokens"), kv_bytes_per_token(request), unit=GIB,
+                         kind=MEMORY, label="max_tokens", scale=1 / BYTES_PER_GIB)
+        kv = Figure(min(kv.value, capped.value), GIB, MEMORY, "KV cache budget", Formula("min", (kv, capped)))
     tokens = _tokens_held(kv, kv_bytes_per_token(request))
     starts = tokens.value > 0
     return _verdict(request, kv, tokens, starts, None if starts else request.engine.error("no_room"), taken)
