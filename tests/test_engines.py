@@ -263,6 +263,14 @@ def test_llama_cpp_allocates_the_cache_the_request_asks_for(data):
     assert four.kv_cache_gib.value == 4 and four.kv_tokens.value == 4 * 8192
 
 
+def test_llama_cpp_splits_layers_so_each_card_keeps_a_share_of_a_latent_cache(data):
+    """llama.cpp splits layers across cards (split_mode layer): DeepSeek-V3's latent is not copied onto
+    every card as under tensor parallelism, each card keeps its layers' share."""
+    one = budget(data, "llama.cpp", 1000, 100, "deepseek-v3", cards=1)
+    eight = budget(data, "llama.cpp", 1000, 100, "deepseek-v3", cards=8)
+    assert eight.kv_cache_gib.value * 8 == one.kv_cache_gib.value
+
+
 def test_llama_cpp_compute_buffer_grows_with_ubatch_and_without_flash_attention_with_context(data):
     """With flash attention the logits [vocab + hidden, ubatch] in F32 set it: (128,256 + 4,096) × 512 × 4 B
     = 258.5 MiB for Llama 3 8B; without, the scores [context, ubatch, heads] outgrow them."""

@@ -141,10 +141,21 @@ def kv_bytes_per_token(request: Request) -> Figure:
 
 
 def sequences_gib(request: Request) -> Figure:
-    """What ``sequences`` sequences of ``context`` tokens keep on one card, cache and state (GiB)."""
+    """What ``sequences`` sequences of ``context`` tokens keep on one card, cache and state, where the cards
+    split the model by tensor (heads) (GiB)."""
     each = attention.sequence_bytes(request.layers, element_bytes(request.kv_format), request.context)
     return product(each, given(request.sequences, "sequences", COUNT, "sequences"), unit=GIB, kind=MEMORY,
                    label="the sequences' KV cache per card", scale=1 / BYTES_PER_GIB)
+
+
+def sequences_gib_by_layers(request: Request) -> Figure:
+    """The same where the cards split the model by layers, as llama.cpp does: each card keeps its share
+    of the layers whole, latent included (GiB)."""
+    layers = attention.model_layers(request.model)
+    each = attention.sequence_bytes(layers, element_bytes(request.kv_format), request.context)
+    return product(each, given(request.sequences, "sequences", COUNT, "sequences"),
+                   given(Decimal(1) / request.cards, "", FACTOR, "share of the layers per card"), unit=GIB,
+                   kind=MEMORY, label="the sequences' KV cache per card", scale=1 / BYTES_PER_GIB)
 
 
 def runtime_overhead(request: Request) -> Figure:
@@ -309,8 +320,8 @@ def compute_buffer(request: Request) -> Figure:
 
 def request_sized(request: Request) -> Budget:
     """llama.cpp: allocates the cache for the request; it starts at this context where weights, cache,
-    compute buffer and the process's overhead leave the --fit margin free."""
-    kv = sequences_gib(request)
+    compute buffer and the process's overhead leave the --fit margin free. Several cards split the layers."""
+    kv = sequences_gib_by_layers(request)
     tokens = Figure(request.context * request.sequences, "tokens", COUNT, "tokens the cache holds")
     taken = (compute_buffer(request), runtime_overhead(request))
     need = total(request.weights_gib, kv, *taken, unit=GIB, kind=MEMORY, label="memory the engine allocates")
