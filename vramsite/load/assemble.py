@@ -22,7 +22,12 @@ from .model import (
     ModelSource,
     ParamsFrom,
     Discount,
+    Engine,
+    Engines,
+    EngineSetting,
+    EngineTerm,
     Finetune,
+    KvCacheFormat,
     Gpu,
     Inference,
     Interconnect,
@@ -54,7 +59,7 @@ from .yaml_source import YamlDocument, read_yaml
 
 DATA_FILES = ("site", "models", "gpus", "prices", "discounts", "sizing")
 """Each is data/<name>.yaml, checked by vramsite/schemas/<name>.schema.json."""
-OPTIONAL_DATA_FILES = ("catalogue",)
+OPTIONAL_DATA_FILES = ("catalogue", "engines")
 """Read and checked the same way where a site has them."""
 MEASUREMENTS = "measurements"
 """data/measurements/<run>.yaml: a measuring run each, checked by measurements.schema.json, where a site has any."""
@@ -177,7 +182,7 @@ class _Checker:
         measurements = tuple(self.measurement(name, gpus, precisions) for name in sorted(self.docs)
                              if name.startswith(MEASUREMENTS + "/"))
         return SiteData(site, models, gpus, precisions, inference, finetune, methods, lookup, pricing, discounts,
-                        catalogue, kv_precisions, measurements)
+                        catalogue, kv_precisions, measurements, engines=self.engines())
 
     def site(self) -> SiteConfig:
         raw = self.docs["site"].value
@@ -561,6 +566,28 @@ class _Checker:
                     self.problem("models", ("models", index, name),
                                  f"missing required field {name!r} (the KV cache formula needs it)")
 
+    # -- serving engines (data/engines.yaml) ------------------------------------
+
+    def engines(self) -> Engines | None:
+        if "engines" not in self.docs:
+            return None
+        raw = self.docs["engines"].value
+        self.unique("engines", ("kv_cache_formats",), raw["kv_cache_formats"], "id")
+        self.unique("engines", ("engines",), raw["engines"], "id")
+        formats = tuple(KvCacheFormat(item["id"], item["label"], _dec(item["bits"]), item["source"])
+                        for item in raw["kv_cache_formats"])
+        format_ids = [kv_format.id for kv_format in formats]
+        engine_ids = [item["id"] for item in raw["engines"]]
+        if raw["default_engine"] not in engine_ids:
+            self.problem("engines", ("default_engine",),
+                         f"unknown engine {raw['default_engine']!r} (known: {', '.join(engine_ids)})")
+        for index, item in enumerate(raw["engines"]):
+            for format_id in item["kv_cache_formats"]:
+                if format_id not in format_ids:
+                    self.problem("engines", ("engines", index, "kv_cache_formats", format_id),
+                                 f"unknown KV cache format {format_id!r} (known: {', '.join(format_ids)})")
+        return Engines(raw["default_engine"], formats, tuple(_engine(item) for item in raw["engines"]))
+
 
 def _catalogue_model(item: dict) -> CatalogueModel:
     experts, source = item.get("experts"), item["source"]
@@ -590,3 +617,13 @@ def _dec(value: object) -> Decimal | None:
     if value is None:
         return None
     return value if isinstance(value, Decimal) else Decimal(value)
+
+
+def _engine(item: dict) -> Engine:
+    settings = tuple(
+        EngineSetting(name, _dec(raw.get("default")), raw["source"],
+                      tuple((_dec(step["from_gib"]), _dec(step["value"])) for step in raw.get("by_memory", ())))
+        for name, raw in item["settings"].items())
+    terms = tuple(EngineTerm(name, _dec(raw["value"]), raw["source"]) for name, raw in item["terms"].items())
+    return Engine(item["id"], item["name"], item["version"], item["budget"], tuple(item["kv_cache_formats"].items()),
+                  settings, terms, tuple(item.get("errors", {}).items()))

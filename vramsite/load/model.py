@@ -424,6 +424,96 @@ class Measurement:
     """Software the run used, as (name, version): torch, transformers, driver, CUDA."""
 
 
+# -- serving engines (data/engines.yaml) ---------------------------------------
+
+
+@dataclass(frozen=True)
+class KvCacheFormat:
+    """A number format of cached keys and values, at its real bits per element (scales included)."""
+
+    id: str
+    label: str
+    bits: Decimal
+    source: str
+
+
+@dataclass(frozen=True)
+class EngineSetting:
+    """A setting a user may change, its default (None: the engine derives it) and defaults by card memory."""
+
+    name: str
+    default: Decimal | None
+    source: str
+    by_memory: tuple[tuple[Decimal, Decimal], ...] = ()
+    """(from GiB, value): the last entry whose from GiB the card's memory reaches wins."""
+
+    def default_for(self, memory_gib: Decimal) -> Decimal | None:
+        chosen = self.default
+        for from_gib, value in self.by_memory:
+            if memory_gib >= from_gib:
+                chosen = value
+        return chosen
+
+
+@dataclass(frozen=True)
+class EngineTerm:
+    """What the engine itself takes, or a coefficient of it, with its source."""
+
+    name: str
+    value: Decimal
+    source: str
+
+
+@dataclass(frozen=True)
+class Engine:
+    """A serving engine: the rule it sizes its KV cache by, its settings and terms (calc/engines.py)."""
+
+    id: str
+    name: str
+    version: str
+    budget: str
+    kv_cache_formats: tuple[tuple[str, str], ...]
+    """(KV cache format id, the engine's own name for it)."""
+    settings: tuple[EngineSetting, ...]
+    terms: tuple[EngineTerm, ...]
+    errors: tuple[tuple[str, str], ...] = ()
+    """(kind, the engine's own message) for the ways it refuses to start."""
+
+    def setting(self, name: str) -> EngineSetting:
+        return _by_name(self.settings, name, f"setting of engine {self.id!r}")
+
+    def term(self, name: str) -> EngineTerm:
+        return _by_name(self.terms, name, f"term of engine {self.id!r}")
+
+    def error(self, kind: str) -> str:
+        return dict(self.errors).get(kind, kind)
+
+    def accepts(self, kv_format_id: str) -> bool:
+        return kv_format_id in dict(self.kv_cache_formats)
+
+
+@dataclass(frozen=True)
+class Engines:
+    """data/engines.yaml: the engines, the KV cache formats, and the engine verdicts name by default."""
+
+    default_engine: str
+    kv_cache_formats: tuple[KvCacheFormat, ...]
+    engines: tuple[Engine, ...]
+
+    def engine(self, engine_id: str) -> Engine:
+        return _by_id(self.engines, engine_id, "engine")
+
+    def kv_cache_format(self, format_id: str) -> KvCacheFormat:
+        return _by_id(self.kv_cache_formats, format_id, "KV cache format")
+
+
+def _by_name(items: tuple, wanted: str, what: str):
+    for item in items:
+        if item.name == wanted:
+            return item
+    raise UnknownId(what, wanted, tuple(item.name for item in items))
+
+
 @dataclass(frozen=True)
 class SiteData:
     """Everything in a site's data/ folder, checked and cross-referenced."""
@@ -444,6 +534,8 @@ class SiteData:
     """Number formats of the catalogue's KV cache (sizing.yaml kv_precisions)."""
     measurements: tuple[Measurement, ...] = ()
     """The measuring runs of data/measurements/ (none where the site has no such folder)."""
+    engines: Engines | None = None
+    """The serving engines of data/engines.yaml (None where the site has no such file)."""
 
     def model(self, model_id: str) -> Model:
         return _by_id(self.models, model_id, "model")
