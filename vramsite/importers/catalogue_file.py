@@ -32,7 +32,7 @@ HEADER = """\
 
 models:
 """
-FLOW_KEYS = ("experts", "source")
+FLOW_KEYS = ("experts", "parameters", "source")
 """Entry keys written on one line, {a: 1, b: 2}, as is each layer group."""
 
 
