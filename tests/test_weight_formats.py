@@ -81,14 +81,15 @@ def test_q4_k_m_is_a_mix_whose_bits_follow_from_the_shape():
 # ---- the weights figure against published checkpoint sizes ------------------------------------------------
 
 def test_llama_3_1_8b_in_bf16_is_its_checkpoint():
-    """thamada/modelQuery@d567602 README.md: Llama-3.1-8B, 8030261248 params, size (Bytes) 16060522496
-    (the model.safetensors.index.json metadata.total_size of meta-llama/Llama-3.1-8B)."""
+    """thamada/modelQuery@5d5967b README.md: "Llama-3.1-8B | 8030261248 | 8.0303 | 16060522496", the bytes of
+    Meta's released BF16 checkpoint summed tensor by tensor (src/modelQuery.py: numel × element_size); the same
+    16060522496 is the metadata.total_size of meta-llama/Llama-3.1-8B's model.safetensors.index.json."""
     assert within(weight_bytes(model("llama-3.1-8b"), fmt("bf16")), Decimal(16060522496), "0.03")
 
 
 def test_llama_3_1_70b_instruct_in_bf16_is_its_checkpoint():
-    """Held out (no figure was set by it). thamada/modelQuery@d567602 README.md: Llama-3.1-70B-Instruct,
-    size (Bytes) 141125877760. Ours: 141,107,412,992 (-0.01 %)."""
+    """Held out (no figure was set by it). thamada/modelQuery@5d5967b README.md: "Llama-3.1-70B-Instruct |
+    70562938880 | 70.5629 | 141125877760". Ours: 141,107,412,992 (-0.01 %)."""
     assert within(weight_bytes(model("llama-3.1-70b-instruct"), fmt("bf16")), Decimal(141125877760), "0.03")
 
 
