@@ -103,6 +103,14 @@ def test_deepseek_v3_in_its_fp8_block_checkpoint():
     assert figure.value < 688586727753
 
 
+def test_gpt_oss_120b_in_mxfp4_is_the_published_file():
+    """Held out. ollama/ollama#16416 (https://github.com/ollama/ollama/issues/16416), llama.cpp's load log of
+    gpt-oss 120B: "type  f32:  433 tensors / type bf16:  146 tensors / type mxfp4:  108 tensors ... file size =
+    60.87 GiB (4.48 BPW)": the experts MXFP4, attention, router, embeddings and head BF16, as the checkpoint's
+    modules_to_not_convert (its norms, biases and sinks F32 there). Ours: 60.71 GiB (-0.3 %)."""
+    assert within(weight_bytes(model("gpt-oss-120b"), fmt("mxfp4")), Decimal("60.87") * BYTES_PER_GIB, "0.08")
+
+
 def test_llama_3_1_8b_in_gguf_q4_k_m_is_the_published_file():
     """Held out. runyard.dev, "Q4_K_M vs Q5_K_M vs Q6_K vs Q8_0": "A 16-bit Llama-3.1-8B weighs 14.96 GB. The
     Q4_K_M build of the exact same model is 4.57 GB" (GiB: 16,060,522,496 B is 14.96 GiB). Ours: 4.58 GiB."""
