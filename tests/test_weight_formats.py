@@ -111,6 +111,14 @@ def test_gpt_oss_120b_in_mxfp4_is_the_published_file():
     assert within(weight_bytes(model("gpt-oss-120b"), fmt("mxfp4")), Decimal("60.87") * BYTES_PER_GIB, "0.08")
 
 
+def test_deepseek_v3_in_gguf_q8_0_is_the_published_file():
+    """Held out. ikawrakow/ik_llama.cpp#285 (https://github.com/ikawrakow/ik_llama.cpp/issues/285), the load log
+    of unsloth's Q8_0 of a DeepSeek-V3-architecture model (arch deepseek2, n_layer 61, n_embd 7168, n_head 128):
+    "type  f32:  361 tensors / type q8_0:  664 tensors ... file size = 664.29 GiB (8.50 BPW)". The GGUF has
+    no multi-token-prediction layer, as the catalogue's count has none. Ours: 664.29 GiB."""
+    assert within(weight_bytes(model("deepseek-v3"), fmt("gguf-q8_0")), Decimal("664.29") * BYTES_PER_GIB, "0.08")
+
+
 def test_llama_3_1_8b_in_gguf_q4_k_m_is_the_published_file():
     """Held out. runyard.dev, "Q4_K_M vs Q5_K_M vs Q6_K vs Q8_0": "A 16-bit Llama-3.1-8B weighs 14.96 GB. The
     Q4_K_M build of the exact same model is 4.57 GB" (GiB: 16,060,522,496 B is 14.96 GiB). Ours: 4.58 GiB."""
