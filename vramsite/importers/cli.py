@@ -33,7 +33,9 @@ def add_model_command(commands, site_option: Callable, debug_option: Callable) -
     command.add_argument("--name", help="what the pages call it (default: the repository's name)")
     command.add_argument("--params-billion", metavar="N", help="the published total, in billions")
     command.add_argument("--active-params-billion", metavar="N",
-                         help="the published count read per token, in billions (a mixture of experts)")
+                         help="the published count read per token, in billions, for a mixture of experts whose "
+                              "card leaves out the embedding table as the catalogue does (default: the config's "
+                              "count: all but the embedding table and the experts not routed to)")
     command.add_argument("--params-from", choices=("published",),
                          help="where --params-billion comes from: published (the model card)")
     command.add_argument("--params-note", metavar="TEXT",

@@ -17,12 +17,13 @@ from pathlib import Path
 from ..errors import InputError, Problem
 from ..load.text import text_problem
 from ..publish.lock import editing_sources
+from ..units import BILLION, billions
 from .catalogue_file import CATALOGUE_FILE, entry_text, existing_ids, with_entry
 from .data_file import read_data_file
 from .entry import Parameters, Source, catalogue_entry, entry_problems
 from .hf_config import ModelConfig, read_model_config
 from .json_file import read_json
-from .params import BILLION, ParameterCount, billions, count_from_index, parameter_count
+from .params import ParameterCount, count_from_index, parameter_count, tensor_classes
 
 SLUG = re.compile(r"[a-z0-9][a-z0-9.-]*\Z")
 MAX_BILLIONS = Decimal(100_000)
@@ -97,10 +98,11 @@ def _parameters(config: ModelConfig, config_name: str, options: AddOptions,
         source = "index"
     else:
         count, source = parameter_count(config), "computed"
-    return _stated(count, source, config_name, problems) if count else None
+    return _stated(config, count, source, config_name, problems) if count else None
 
 
-def _stated(count: ParameterCount, source: str, config_name: str, problems: list[Problem]) -> Parameters | None:
+def _stated(config: ModelConfig, count: ParameterCount, source: str, config_name: str,
+            problems: list[Problem]) -> Parameters | None:
     """The count in billions, as the catalogue states it; a problem when that is 0.00 or beyond any model."""
     within = count.total <= MAX_BILLIONS * BILLION  # compared whole first: billions() rounds to 28 digits
     total, active = (billions(count.total), billions(count.active)) if within else (None, None)
@@ -109,11 +111,12 @@ def _stated(count: ParameterCount, source: str, config_name: str, problems: list
                                                        f"({count.active:,} per token): not a model the catalogue "
                                                        f"can state (0.01 to {MAX_BILLIONS} billion)"))
         return None
-    return Parameters(total, active, source)
+    return Parameters(total, active, source, tensor_classes(config))
 
 
 def _published(config: ModelConfig, options: AddOptions, problems: list[Problem]) -> Parameters | None:
-    """The model card's figures: the total, and for a mixture of experts the active count too."""
+    """The model card's total; the active count the card's where given (a mixture of experts), else the config's
+    (all but the embedding table and the experts not routed to)."""
     before = len(problems)
     if options.params_from != "published":
         problems.append(Problem("--params-from", None, "", "say where --params-billion comes from: "
@@ -121,19 +124,18 @@ def _published(config: ModelConfig, options: AddOptions, problems: list[Problem]
     if options.index is not None:
         problems.append(Problem("--index", None, "", "give either --index or --params-billion, not both"))
     total = _billions("--params-billion", options.params_billion, problems)
+    classes = tensor_classes(config)
     if options.active_params_billion is None:
-        if config.experts is not None:
-            problems.append(Problem("--active-params-billion", None, "",
-                                    "missing: a mixture of experts needs its published active count too"))
-        active = total
+        active = billions(classes.active(config.hidden_size))
     else:
         active = _billions("--active-params-billion", options.active_params_billion, problems)
-        if config.experts is None and active is not None and active != total:
+        if config.experts is None:
             problems.append(Problem("--active-params-billion", None, "",
-                                    "a dense model reads all its parameters per token: leave it out"))
+                                    "a dense model reads all but its embedding table per token, as its config "
+                                    "gives it: leave it out"))
     if total is not None and active is not None and active > total:
         problems.append(Problem("--active-params-billion", None, "", f"{active} is more than the total {total}"))
-    return None if len(problems) > before else Parameters(total, active, "published")
+    return None if len(problems) > before else Parameters(total, active, "published", classes)
 
 
 def _billions(option: str, text: str | None, problems: list[Problem]) -> Decimal | None:

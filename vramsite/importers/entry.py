@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from ..errors import Problem
+from ..load.model import ParameterClasses
 from ..load.schema import schema_problems
 from ..load.yaml_source import YamlDocument
 from .config_values import ConfigSection
@@ -22,7 +23,7 @@ CONFIG_KEYS = {
     "rope_head_dim": "qk_rope_head_dim", "key_heads": "linear_num_key_heads",
     "value_heads": "linear_num_value_heads", "key_head_dim": "linear_key_head_dim",
     "value_head_dim": "linear_value_head_dim", "conv_kernel": "linear_conv_kernel_dim",
-    "active": "num_experts_per_tok", "shared": "n_shared_experts",
+    "active": "num_experts_per_tok", "shared": "n_shared_experts", "native_format": "torch_dtype",
 }
 """An entry's field -> the key of the config's text model it is read from (hf_config.py); ``experts.total``
 is read from whichever expert count the config gives (``expert_count_key``)."""
@@ -41,6 +42,8 @@ class Parameters:
     total: Decimal
     active: Decimal
     source: str
+    classes: ParameterClasses
+    """Every parameter by tensor class, counted from the config."""
 
 
 @dataclass(frozen=True)
@@ -57,6 +60,8 @@ def catalogue_entry(model_id: str, name: str, config: ModelConfig, parameters: P
         "id": model_id, "name": name, "architecture": config.architecture,
         "params_billion": parameters.total, "active_params_billion": parameters.active,
         "params_from": parameters.source,
+        **({"native_format": config.native_format} if config.native_format else {}),
+        "parameters": parameters.classes.as_dict(),
         "hidden_size": config.hidden_size, "attention_heads": config.attention_heads,
         "max_context": config.max_context, "vocab_size": config.vocab_size,
         "layers": layer_groups(config),

@@ -182,6 +182,9 @@ class ModelConfig:
     linear: LinearAttention | None
     stored_dtype: str | None
     quantized: bool
+    native_format: str | None
+    """The weight format the checkpoint ships in (data/weight_formats.yaml's id), from quantization_config or
+    else torch_dtype; None where the config does not say"""
 
 
 def read_model_config(file: JsonFile) -> ModelConfig:
@@ -234,7 +237,72 @@ def _read(architecture: str, family: Family, top: ConfigSection, section: Config
         experts=_experts(section, count), latent=latent,
         linear=_linear(section) if kinds and LINEAR in kinds else None,
         stored_dtype=top.text("torch_dtype", None) or section.text("torch_dtype", None),
-        quantized=top.given("quantization_config"))
+        quantized=top.given("quantization_config"),
+        native_format=_native_format(top, section))
+
+
+DTYPE_FORMATS = {"bfloat16": "bf16", "float16": "fp16", "float32": "fp32"}
+"""torch_dtype -> the weight format of a checkpoint stored unquantized."""
+
+
+def _native_format(top: ConfigSection, section: ConfigSection) -> str | None:
+    """The format the checkpoint's weights are stored in: its quantization_config's method where it has one
+    (QUANTIZED_FORMATS), else its torch_dtype."""
+    if top.given("quantization_config"):
+        quantization = top.value["quantization_config"]
+        if not isinstance(quantization, dict):
+            top.problem("quantization_config", "must be a mapping (a quant_method and its settings)")
+            return None
+        return _quantized_format(top, quantization)
+    dtype = top.text("torch_dtype", None) or section.text("torch_dtype", None)
+    if dtype is None:
+        return None  # not stated (or a bad value, already a problem): the entry names no native format
+    if dtype not in DTYPE_FORMATS:
+        top.problem("torch_dtype", f"unknown dtype {dtype!r} (known: {', '.join(DTYPE_FORMATS)})")
+        return None
+    return DTYPE_FORMATS[dtype]
+
+
+def _quantized_format(top: ConfigSection, quantization: dict) -> str | None:
+    method = quantization.get("quant_method")
+    for rule in QUANTIZED_FORMATS:
+        if rule.method == method and rule.matches(quantization):
+            return rule.format_id
+    known = sorted({rule.describe() for rule in QUANTIZED_FORMATS})
+    top.problem("quantization_config", f"quant_method {method!r} with these settings is not a known weight format "
+                                       f"(known: {'; '.join(known)})")
+    return None
+
+
+@dataclass(frozen=True)
+class QuantizedFormat:
+    """A quantization_config that names one weight format: its quant_method and the settings it must have."""
+
+    method: str
+    settings: tuple[tuple[str, object], ...]
+    format_id: str
+
+    def matches(self, quantization: dict) -> bool:
+        return all(quantization.get(key) == value for key, value in self.settings)
+
+    def describe(self) -> str:
+        shown = ", ".join(f"{key} {value!r}" for key, value in self.settings)
+        return f"{self.method}{' (' + shown + ')' if shown else ''} -> {self.format_id}"
+
+
+QUANTIZED_FORMATS = (
+    # deepseek-ai/DeepSeek-V3 config.json: {"quant_method": "fp8", "fmt": "e4m3", "weight_block_size": [128, 128]}
+    QuantizedFormat("fp8", (("weight_block_size", [128, 128]),), "fp8-block"),
+    QuantizedFormat("fp8", (("weight_block_size", None),), "fp8"),
+    # openai/gpt-oss-120b config.json: {"quant_method": "mxfp4", "modules_to_not_convert": [...]}
+    QuantizedFormat("mxfp4", (), "mxfp4"),
+    # AutoGPTQ / AutoAWQ checkpoints: {"quant_method": "gptq"|"awq", "bits": 4, "group_size": 128}
+    QuantizedFormat("gptq", (("bits", 4), ("group_size", 128)), "gptq-int4"),
+    QuantizedFormat("awq", (("bits", 4), ("group_size", 128)), "awq-int4"),
+    # transformers BitsAndBytesConfig as saved: load_in_4bit, bnb_4bit_quant_type "nf4", double quantization
+    QuantizedFormat("bitsandbytes", (("load_in_4bit", True), ("bnb_4bit_quant_type", "nf4"),
+                                     ("bnb_4bit_use_double_quant", True)), "bnb-nf4"),
+)
 
 
 def _layer_kinds(family: Family, section: ConfigSection, count: int) -> tuple[str, ...] | None:

@@ -9,11 +9,16 @@ the router), its norms, the final norm, and the output head unless it is
 tied to the embeddings. Vision towers and multi-token-prediction modules are
 not the text model and are not counted.
 
-Per token, a mixture of experts reads only the experts it routes to: the
-active count is the total less the experts not used. The embedding table
-stays in the active count, as it does in the published active counts of
-DeepSeek-V3, Mixtral and Qwen3-MoE (gpt-oss's leaves it out), and as a dense
-model's active count is its total.
+Each parameter belongs to one tensor class (load/model.py ``ParameterClasses``): the
+embedding table, the output head (0 where tied), attention, dense MLPs, the
+routed experts, shared experts, routers, and the rest (norms). Formats keep
+some classes at 16 bits and split them differently over cards
+(calc/weight_formats.py), so the catalogue records each class exactly.
+
+Per token a model reads one row of the embedding table, not the table (as
+gpt-oss's published active count leaves it out), and of a mixture of
+experts only the experts it routes to: the active count is the total less
+the embedding table (plus the one row) and less the experts not used.
 
 A checkpoint's index says how many bytes its tensors take; divided by the
 bytes of the one dtype they are stored in, that is the total itself.
@@ -22,13 +27,12 @@ bytes of the one dtype they are stored in, that is the total itself.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from decimal import ROUND_HALF_UP, Decimal
 
 from ..errors import InputError, Problem
+from ..load.model import ParameterClasses
 from .hf_config import FULL, LATENT, LINEAR, SLIDING, Experts, ModelConfig
 from .json_file import JsonFile
 
-BILLION = Decimal(10) ** 9
 DTYPE_BYTES = {"float32": 4, "bfloat16": 2, "float16": 2}
 """Bytes per parameter of the dtypes a whole checkpoint is stored in."""
 
@@ -39,19 +43,26 @@ class ParameterCount:
     active: int
 
 
-def billions(count: int) -> Decimal:
-    """A parameter count in billions, to two decimals (8,030,261,248 -> 8.03)."""
-    return (Decimal(count) / BILLION).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
-
-
 def parameter_count(config: ModelConfig) -> ParameterCount:
-    embeddings = config.vocab_size * config.hidden_size
-    head = 0 if config.tied_embeddings else embeddings
-    layers = sum(_attention(config, kind) for kind in config.layer_kinds)
-    layers += len(config.layer_kinds) * config.family.norms_per_layer * config.hidden_size
-    layers += _mlps(config)
-    total = embeddings + head + layers + config.hidden_size  # the final norm
-    return ParameterCount(total, total - _unused_experts(config))
+    classes = tensor_classes(config)
+    return ParameterCount(classes.total, classes.active(config.hidden_size))
+
+
+def tensor_classes(config: ModelConfig) -> ParameterClasses:
+    embeddings, hidden = config.vocab_size * config.hidden_size, config.hidden_size
+    layers, experts = len(config.layer_kinds), config.experts
+    moe_layers = layers - experts.dense_layers if experts else 0
+    return ParameterClasses(
+        embedding=embeddings,
+        output_head=0 if config.tied_embeddings else embeddings,
+        attention=sum(_attention(config, kind) for kind in config.layer_kinds),
+        dense_mlp=_dense_mlps(config),
+        experts=moe_layers * experts.total * _gated_mlp(config, experts.size) if experts else 0,
+        experts_active=moe_layers * experts.active * _gated_mlp(config, experts.size) if experts else 0,
+        shared_experts=moe_layers * _shared_experts(config, experts) if experts else 0,
+        router=moe_layers * (hidden * experts.total + (experts.total if config.family.expert_bias else 0))
+        if experts else 0,
+        other=layers * config.family.norms_per_layer * hidden + hidden)  # the final norm
 
 
 def _attention(config: ModelConfig, kind: str) -> int:
@@ -105,19 +116,16 @@ def _gated_delta_net(config: ModelConfig) -> int:
     return projections + convolution + per_head + linear.value_head_dim + values * hidden
 
 
-def _mlps(config: ModelConfig) -> int:
+def _dense_mlps(config: ModelConfig) -> int:
     experts, layers = config.experts, len(config.layer_kinds)
     if experts is None:
         return layers * _gated_mlp(config, config.intermediate_size)
-    dense = experts.dense_layers * 3 * config.hidden_size * config.intermediate_size
-    return dense + (layers - experts.dense_layers) * _mixture(config, experts)
+    return experts.dense_layers * 3 * config.hidden_size * config.intermediate_size
 
 
-def _mixture(config: ModelConfig, experts: Experts) -> int:
-    hidden = config.hidden_size
-    router = hidden * experts.total + (experts.total if config.family.expert_bias else 0)
-    shared = experts.shared * _gated_mlp(config, experts.shared_size) + (hidden if experts.shared_gate else 0)
-    return experts.total * _gated_mlp(config, experts.size) + shared + router
+def _shared_experts(config: ModelConfig, experts: Experts) -> int:
+    """One MoE layer's shared experts, with Qwen3-Next's one-output gate on them."""
+    return experts.shared * _gated_mlp(config, experts.shared_size) + (config.hidden_size if experts.shared_gate else 0)
 
 
 def _gated_mlp(config: ModelConfig, size: int) -> int:
@@ -126,17 +134,10 @@ def _gated_mlp(config: ModelConfig, size: int) -> int:
     return 3 * config.hidden_size * size + biases
 
 
-def _unused_experts(config: ModelConfig) -> int:
-    experts = config.experts
-    if experts is None:
-        return 0
-    moe_layers = len(config.layer_kinds) - experts.dense_layers
-    return moe_layers * (experts.total - experts.active) * _gated_mlp(config, experts.size)
-
-
 def count_from_index(config: ModelConfig, config_name: str, index: JsonFile) -> ParameterCount:
     """The total from a safetensors index (its metadata.total_size ÷ the bytes of the stored dtype); the active
-    count less the experts a token does not use, by the config."""
+    count less what a token does not read (the embedding table but one row, the experts not routed to), by the
+    config."""
     problems = []
     if config.quantized:
         problems.append(Problem(config_name, None, "quantization_config",
@@ -155,7 +156,8 @@ def count_from_index(config: ModelConfig, config_name: str, index: JsonFile) -> 
         raise InputError([Problem(index.name, index.line_of(("metadata", "total_size")), "metadata.total_size",
                                   f"{size} bytes is not a whole number of {config.stored_dtype} parameters")])
     total = size // bytes_per_parameter
-    return ParameterCount(total, total - _unused_experts(config))
+    classes = tensor_classes(config)
+    return ParameterCount(total, total - (classes.total - classes.active(config.hidden_size)))
 
 
 def _total_size(index: JsonFile, problems: list[Problem]) -> int | None:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from babel import Locale, UnknownLocaleError
 
-from ..units import BYTES_PER_GB, BYTES_PER_MIB
+from ..units import BYTES_PER_GB, BYTES_PER_MIB, billions
 from ..errors import InputError, Problem
 from .model import (
     Adapter,
@@ -20,7 +20,12 @@ from .model import (
     Experts,
     LayerGroup,
     ModelSource,
+    ParameterClasses,
     ParamsFrom,
+    PartRule,
+    Storage,
+    TENSOR_CLASSES,
+    WeightFormat,
     Discount,
     Engine,
     Engines,
@@ -59,7 +64,7 @@ from .yaml_source import YamlDocument, read_yaml
 
 DATA_FILES = ("site", "models", "gpus", "prices", "discounts", "sizing")
 """Each is data/<name>.yaml, checked by vramsite/schemas/<name>.schema.json."""
-OPTIONAL_DATA_FILES = ("catalogue", "engines")
+OPTIONAL_DATA_FILES = ("catalogue", "weight_formats", "engines")
 """Read and checked the same way where a site has them."""
 MEASUREMENTS = "measurements"
 """data/measurements/<run>.yaml: a measuring run each, checked by measurements.schema.json, where a site has any."""
@@ -178,11 +183,13 @@ class _Checker:
         self.check_rentable_counts(gpus, lookup)
         self.check_kv_shape(models, methods)
         kv_precisions = self.kv_precisions()
+        weight_formats = self.weight_formats()
         catalogue = self.catalogue(kv_precisions)
+        self.check_native_formats(catalogue, weight_formats)
         measurements = tuple(self.measurement(name, gpus, precisions) for name in sorted(self.docs)
                              if name.startswith(MEASUREMENTS + "/"))
         return SiteData(site, models, gpus, precisions, inference, finetune, methods, lookup, pricing, discounts,
-                        catalogue, kv_precisions, measurements, engines=self.engines())
+                        catalogue, kv_precisions, measurements, weight_formats, engines=self.engines())
 
     def site(self) -> SiteConfig:
         raw = self.docs["site"].value
@@ -324,6 +331,8 @@ class _Checker:
         if active > total:
             self.problem("catalogue", path + ("active_params_billion",),
                          f"{active} billion active parameters exceed the {total} billion in total")
+        if "parameters" in item:
+            self.check_parameter_classes(item, path)
         experts = item.get("experts")
         if experts and experts["active"] > experts["total"]:
             self.problem("catalogue", path + ("experts", "active"),
@@ -335,6 +344,79 @@ class _Checker:
                 self.problem("catalogue", path + ("layers", index, "kv_heads"),
                              f"{heads} attention heads cannot share {kv_heads} KV heads evenly "
                              "(each KV head serves a whole number of attention heads)")
+
+    # -- weight formats and tensor classes (data/weight_formats.yaml, catalogue parameters) ---------------
+
+    def check_parameter_classes(self, item: dict, path: tuple) -> None:
+        """The classes are the model: they sum to a computed total, and a token reads a part of the experts."""
+        classes = item["parameters"]
+        if classes["experts_active"] > classes["experts"]:
+            self.problem("catalogue", path + ("parameters", "experts_active"),
+                         f"{classes['experts_active']:,} active expert parameters exceed the {classes['experts']:,} "
+                         "of all experts")
+        summed = sum(classes[name] for name in TENSOR_CLASSES)
+        stated = _dec(item["params_billion"])
+        if item["params_from"] == ParamsFrom.COMPUTED and billions(summed) != stated:
+            self.problem("catalogue", path + ("parameters",),
+                         f"the classes sum to {summed:,} parameters ({billions(summed)} billion), but "
+                         f"params_billion is {stated}")
+
+    def weight_formats(self) -> tuple[WeightFormat, ...]:
+        if "weight_formats" not in self.docs:
+            return ()
+        raw = self.docs["weight_formats"].value
+        self.unique("weight_formats", ("storage",), raw["storage"], "id")
+        self.unique("weight_formats", ("formats",), raw["formats"], "id")
+        storage = self.storage_types(raw["storage"])
+        return tuple(self.weight_format(item, ("formats", index), storage)
+                     for index, item in enumerate(raw["formats"]))
+
+    def storage_types(self, raw: list[dict]) -> dict[str, Storage]:
+        """Each storage by id, its fallback resolved (a fallback names a storage listed before it)."""
+        found: dict[str, Storage] = {}
+        for index, item in enumerate(raw):
+            path = ("storage", index)
+            for first, second in (("block", "block_bits"), ("super_block", "super_block_bits")):
+                if (first in item) != (second in item):
+                    given, missing = (first, second) if first in item else (second, first)
+                    self.problem("weight_formats", path + (given,), f"{given} needs {missing} beside it")
+            fallback = None
+            if "fallback" in item:
+                fallback = found.get(item["fallback"])
+                if fallback is None:
+                    self.problem("weight_formats", path + ("fallback",),
+                                 f"unknown storage {item['fallback']!r} (known above it: {', '.join(found) or 'none'})")
+            found[item["id"]] = Storage(item["id"], item["element_bits"], item.get("block"), item.get("block_bits", 0),
+                                        item.get("super_block"), item.get("super_block_bits", 0),
+                                        item.get("row_bits", 0), fallback)
+        return found
+
+    def weight_format(self, item: dict, path: tuple, storage: dict[str, Storage]) -> WeightFormat:
+        def find(storage_id: str, where: tuple) -> Storage:
+            if storage_id not in storage:
+                self.problem("weight_formats", path + where,
+                             f"unknown storage {storage_id!r} (known: {', '.join(storage)})")
+                return Storage(storage_id, 16)  # stands in so that every problem is found in one pass
+            return storage[storage_id]
+
+        given = item["tensors"]
+        tensors = tuple((name, find(given.get(name, given["rest"]), ("tensors", name if name in given else "rest")))
+                        for name in TENSOR_CLASSES)
+        rules = tuple(PartRule(rule["part"], find(rule["storage"], ("rules", index, "storage")),
+                               rule.get("layers", "all"), rule.get("when", {}).get("experts"),
+                               rule.get("when", {}).get("layers"))
+                      for index, rule in enumerate(item.get("rules", ())))
+        return WeightFormat(item["id"], item["name"], tensors, rules, item.get("requires_feature"), item["source"])
+
+    def check_native_formats(self, catalogue: tuple[CatalogueModel, ...], formats: tuple[WeightFormat, ...]) -> None:
+        """A model's native format names a format of data/weight_formats.yaml, where the site has that file."""
+        if not formats:
+            return
+        known = {weight_format.id for weight_format in formats}
+        for index, model in enumerate(catalogue):
+            if model.native_format is not None and model.native_format not in known:
+                self.problem("catalogue", ("models", index, "native_format"),
+                             f"unknown weight format {model.native_format!r} (known: {', '.join(sorted(known))})")
 
     def find_precision(self, precisions, precision_id: str, path: tuple, doc: str = "sizing") -> Precision | None:
         for precision in precisions:
@@ -605,7 +687,10 @@ def _catalogue_model(item: dict) -> CatalogueModel:
         layers=tuple(_layer_group(group) for group in item["layers"]),
         source=ModelSource(source["repository"], source["file"], source.get("revision")),
         experts=Experts(experts["total"], experts["active"], experts.get("shared", 0)) if experts else None,
+        native_format=item.get("native_format"),
+        parameters=ParameterClasses(**item["parameters"]) if "parameters" in item else None,
     )
+
 
 
 def _layer_group(group: dict) -> LayerGroup:

@@ -298,6 +298,42 @@ class Experts:
     shared: int = 0
 
 
+TENSOR_CLASSES = ("embedding", "output_head", "attention", "dense_mlp", "experts", "shared_experts", "router", "other")
+"""The parts a model's parameters are counted in (data/catalogue.yaml ``parameters``); together, the model."""
+
+
+@dataclass(frozen=True)
+class ParameterClasses:
+    """A catalogue model's parameters by tensor class, exact counts as the importer counted them."""
+
+    embedding: int
+    output_head: int
+    """0 where the output head is tied to the embedding table"""
+    attention: int
+    dense_mlp: int
+    experts: int
+    """every routed expert"""
+    experts_active: int
+    """the routed experts one token reads (a part of ``experts``)"""
+    shared_experts: int
+    router: int
+    other: int
+    """norms and the rest"""
+
+    @property
+    def total(self) -> int:
+        return sum(getattr(self, name) for name in TENSOR_CLASSES)
+
+    def active(self, hidden_size: int) -> int:
+        """Read per token: all but the embedding table (one row of ``hidden_size`` is read) and the experts not
+        routed to."""
+        return self.total - self.embedding + hidden_size - (self.experts - self.experts_active)
+
+    def as_dict(self) -> dict[str, int]:
+        """The classes in the catalogue's order (experts_active after experts)."""
+        return {name: getattr(self, name) for name in (*TENSOR_CLASSES[:5], "experts_active", *TENSOR_CLASSES[5:])}
+
+
 @dataclass(frozen=True)
 class ModelSource:
     """Where a catalogue model's shapes were read."""
@@ -326,10 +362,59 @@ class CatalogueModel:
     layers: tuple[LayerGroup, ...]
     source: ModelSource
     experts: Experts | None = None
+    native_format: str | None = None
+    """The weight format its checkpoint ships in (data/weight_formats.yaml); None where not recorded."""
+    parameters: ParameterClasses | None = None
+    """Its parameters by tensor class; None where not recorded."""
 
     @property
     def layer_count(self) -> int:
         return sum(group.count for group in self.layers)
+
+
+@dataclass(frozen=True)
+class Storage:
+    """How a weight format lays out one tensor (data/weight_formats.yaml ``storage``)."""
+
+    id: str
+    element_bits: int
+    block: int | None = None
+    """elements sharing one block's scales"""
+    block_bits: int = 0
+    super_block: int | None = None
+    super_block_bits: int = 0
+    row_bits: int = 0
+    """bits per matrix row (per-channel scales)"""
+    fallback: "Storage | None" = None
+    """the storage llama.cpp uses where a row is not a whole number of blocks"""
+
+
+@dataclass(frozen=True)
+class PartRule:
+    """A part of a tensor class stored otherwise (llama.cpp's mixes): in all layers or those ``layers`` picks,
+    when the model has ``when_experts`` experts or ``when_layers`` layers."""
+
+    part: str
+    storage: Storage
+    layers: str = "all"
+    when_experts: int | None = None
+    when_layers: int | None = None
+
+
+@dataclass(frozen=True)
+class WeightFormat:
+    """A format a model's weights are stored in: the storage of each tensor class, and its rules."""
+
+    id: str
+    name: str
+    tensors: tuple[tuple[str, Storage], ...]
+    """(tensor class, storage) for every class of TENSOR_CLASSES"""
+    rules: tuple[PartRule, ...] = ()
+    requires_feature: str | None = None
+    source: str = field(default="", compare=False)
+
+    def storage(self, tensor_class: str) -> Storage:
+        return dict(self.tensors)[tensor_class]
 
 
 @dataclass(frozen=True)
@@ -534,6 +619,8 @@ class SiteData:
     """Number formats of the catalogue's KV cache (sizing.yaml kv_precisions)."""
     measurements: tuple[Measurement, ...] = ()
     """The measuring runs of data/measurements/ (none where the site has no such folder)."""
+    weight_formats: tuple[WeightFormat, ...] = ()
+    """The formats of data/weight_formats.yaml (none where the site has no such file)."""
     engines: Engines | None = None
     """The serving engines of data/engines.yaml (None where the site has no such file)."""
 
@@ -545,6 +632,9 @@ class SiteData:
 
     def catalogue_model(self, model_id: str) -> CatalogueModel:
         return _by_id(self.catalogue, model_id, "catalogue model")
+
+    def weight_format(self, format_id: str) -> WeightFormat:
+        return _by_id(self.weight_formats, format_id, "weight format")
 
     def kv_precision(self, precision_id: str) -> Precision:
         return _by_id(self.kv_precisions, precision_id, "KV cache precision")
