@@ -168,12 +168,20 @@ def runtime_overhead(request: Request) -> Figure:
 
 
 def mlp_width(model: CatalogueModel) -> Figure:
-    """The MLP width one token passes through per layer, the experts it uses included: an estimate from
-    the active parameters, less the output head and the attention projections, over 3 × hidden × layers
-    (gate, up and down projections). The catalogue does not record the intermediate size; where the
-    estimate falls below the hidden size, the hidden size stands.
+    """The MLP width one token passes through per layer, the experts it uses included: the MLP parameters a
+    token reads (dense MLP, the experts it routes to, shared experts) over 3 × hidden × layers (gate, up and
+    down projections). Llama 3.1 8B: 5,637,144,576 ÷ (3 × 4096 × 32) = 14,336, its intermediate size.
+
+    An entry imported before parameters were recorded by tensor class has only its active count, which then
+    included the embedding table: the width is estimated from it less the table and the attention projections;
+    where that falls below the hidden size, the hidden size stands.
     """
     hidden = Decimal(model.hidden_size)
+    classes = model.parameters
+    if classes is not None:
+        read = Decimal(classes.dense_mlp + classes.experts_active + classes.shared_experts)
+        width = max(hidden, read / (3 * hidden * model.layer_count))
+        return Figure(width.to_integral_value(rounding=ROUND_FLOOR), "", COUNT, "MLP width per token")
     projections = sum((_attention_params(model, group) * group.count for group in model.layers), Decimal(0))
     mlp = model.active_params_billion * Decimal(10) ** 9 - model.vocab_size * hidden - projections
     width = max(hidden, mlp / (3 * hidden * model.layer_count))
