@@ -371,16 +371,17 @@ def _llama_cpp_not_covered(case: dict) -> str | None:
     return None
 
 
-def _llama_cpp_budget(case: dict, data):
+def _llama_cpp_budget(case: dict, data, weights=None):
     """llama.cpp's cache for the logged n_ctx, shared by n_seq sequences, at the logged cache type."""
     settings, figures = case["settings"], case["figures"]
     sequences = settings.get("n_seq") or 1
     chosen = {"ubatch": Decimal(settings["n_ubatch"])} if settings.get("n_ubatch") else {}
     if settings.get("flash_attn") is not None:
         chosen["flash_attention"] = Decimal(int(settings["flash_attn"]))
-    weights = figures.get("weights_gib") or Decimal(str(figures.get("model_buffer_mib") or 0)) / 1024
+    if weights is None:
+        weights = gib(figures.get("weights_gib") or Decimal(str(figures.get("model_buffer_mib") or 0)) / 1024)
     return engines.engine_budget(data.engines.engine("llama.cpp"), _card_memory(case, data) or gib(NOMINAL_CARD_GIB),
-                                 gib(weights), data.catalogue_model(_model_id(case, data)), case.get("cards") or 1,
+                                 weights, data.catalogue_model(_model_id(case, data)), case.get("cards") or 1,
                                  settings["n_ctx"] // sequences, sequences,
                                  data.engines.kv_cache_format(KV_FORMATS[settings.get("type_k") or "f16"]), chosen)
 
@@ -401,9 +402,10 @@ def _vllm_version_modelled(version: str) -> bool:
     return (0, 6, 4) <= _version(version) < (0, 21)
 
 
-def corpus_budget(case: dict, data):
+def corpus_budget(case: dict, data, weights=None):
+    """The budget the model gives for ``case``, with the logged weights per card, or ``weights`` (a Figure)."""
     if case["engine"] == "llama.cpp":
-        return _llama_cpp_budget(case, data)
+        return _llama_cpp_budget(case, data, weights)
     settings = case.get("settings") or {}
     model = data.catalogue_model(_model_id(case, data))
     chosen = {name: Decimal(str(settings[name])) for name in ENGINE_SETTINGS[case["engine"]]
@@ -413,7 +415,7 @@ def corpus_budget(case: dict, data):
         chosen["chunked_prefill"] = Decimal(0)
     kv = KV_FORMATS[settings.get("kv_cache_dtype") or "auto"]
     return engines.engine_budget(data.engines.engine(case["engine"]), _card_memory(case, data),
-                                 gib(case["figures"]["weights_gib"]), model, case.get("cards") or 1, context, 1,
+                                 weights or gib(case["figures"]["weights_gib"]), model, case.get("cards") or 1, context, 1,
                                  data.engines.kv_cache_format(kv), chosen)
 
 
@@ -423,8 +425,10 @@ def _covered(held_back: bool) -> list:
             if bool(case.get("held_back")) == held_back and not_covered(case, data) is None]
 
 
-def check_against_log(case: dict, data) -> None:
-    result = corpus_budget(case, data)
+def check_against_log(case: dict, data, weights=None) -> None:
+    """The budget for ``case`` (with the logged weights, or ``weights``) within TOLERANCE of the logged cache, and
+    the engine starting where the log shows it did, and not where it did not."""
+    result = corpus_budget(case, data, weights)
     figures = case["figures"]
     if figures.get("kv_cache_mib") is not None:
         logged = Decimal(str(figures["kv_cache_mib"])) / 1024

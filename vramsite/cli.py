@@ -1,4 +1,4 @@
-"""The command line: build (default), check, serve, diff, prices import, model add, measure."""
+"""The command line: build (default), check, serve, diff, prices import, model add, measure, plan."""
 
 from __future__ import annotations
 
@@ -15,8 +15,9 @@ from .layout import ENGINE_ROOT
 from .importers.cli import add_model_command
 from .listings.cli import add_prices_command
 from .measure.cli import add_measure_command
+from .plan.cli import add_plan_command
 
-COMMANDS = ("build", "check", "serve", "diff", "prices", "model", "measure")
+COMMANDS = ("build", "check", "serve", "diff", "prices", "model", "measure", "plan")
 COLLECTOR_OFF = ("build", "check")
 GLOBAL_OPTIONS = ("--debug",)
 INPUT_PROBLEM, FAILURE, INTERRUPTED = 1, 2, 130
@@ -104,7 +105,7 @@ def _parser() -> argparse.ArgumentParser:
         prog="build.py", description="Build the GPU-sizing guide site from data/, content/, templates/ and locales/.",
         epilog="Without a command, build.py builds. Editing guide: docs/editing.md.")
     _debug_option(parser, default=False)
-    commands = parser.add_subparsers(dest="command", required=True, metavar="{build,check,serve,diff,prices,model,measure}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="{build,check,serve,diff,prices,model,measure,plan}")
 
     build = commands.add_parser(
         "build", help="build the site into its output folder (the default)",
@@ -153,6 +154,7 @@ def _parser() -> argparse.ArgumentParser:
     prices = add_prices_command(commands, _site_option, _debug_option)
     model = add_model_command(commands, _site_option, _debug_option)
     measure = add_measure_command(commands, _site_option, _debug_option)
+    add_plan_command(commands, _site_option, _debug_option)
     for command in (build, check, serve, diff, prices, model, measure):
         _debug_option(command, default=argparse.SUPPRESS)  # after the command too; not given: the global value
     return parser

@@ -1,0 +1,134 @@
+"""`build.py plan`: the weights it says an engine loads, and the KV budget and verdict that follow, against the
+published engine logs of tests/fixtures/engine_logs.yaml; and the command as a script or CI calls it.
+
+The engine's part given the logged weights is tests/test_engines.py; here the weights are plan's own, from the
+model's parameters by tensor class in the format the log names (calc/weight_formats.py).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from decimal import Decimal
+
+import pytest
+
+import test_engines as corpus
+from cli_support import ROOT, run_cli
+from vramsite.load import load_site
+from vramsite.plan.answer import PlanRequest, plan
+
+SIXTEEN_BIT = {"bf16", "fp16"}
+WEIGHTS_TOLERANCE = {True: Decimal("0.03"), False: Decimal("0.08")}
+"""The issue's bounds: within 3 % for 16-bit checkpoints, 8 % for quantized ones."""
+
+WEIGHTS_NOT_MODELLED = {
+    "vllm-gemma-3-27b-tp4":
+        "vLLM loads Gemma 3's vision tower beside the text model the catalogue counts: 12.58 GiB per card against "
+        "13.17 (-4.5 %)",
+}
+BUDGET_NOT_MODELLED = {
+    "vllm-gpt-oss-120b-h100-tp1-defaults":
+        "vLLM pads gpt-oss's MXFP4 experts for its Hopper kernels (mxfp4.py rounds the intermediate size up): plan "
+        "takes the checkpoint's 60.71 GiB against the 65.97 loaded (-8.0 %, inside the weights' bound), so it leaves "
+        "3 GiB of KV cache where vLLM 0.10.1 had -2.14 GiB and did not start",
+}
+"""Corpus cases plan does not reproduce yet, each with the measured error and its reason (held, not tuned away)."""
+
+
+@pytest.fixture(scope="module")
+def data():
+    return load_site(ROOT)
+
+
+def _plan_for(case: dict, data, engine: str | None = None):
+    memory = corpus._card_memory(case, data)
+    request = PlanRequest(corpus._model_id(case, data), None, memory.value if memory else Decimal(1024),
+                          case.get("cards") or 1, case["weights"], "bf16", engine or case["engine"], 8192, 1)
+    return plan(data, request)
+
+
+def _with_weights() -> list:
+    data = load_site(ROOT)
+    formats = {weight_format.id for weight_format in data.weight_formats}
+    return [pytest.param(case, id=case["id"], marks=_known(case, WEIGHTS_NOT_MODELLED)) for case in corpus._corpus()
+            if case["figures"].get("weights_gib") is not None and corpus._model_id(case, data) is not None
+            and case["weights"] in formats]
+
+
+def _known(case: dict, not_modelled: dict[str, str]):
+    reason = not_modelled.get(case["id"])
+    return [pytest.mark.xfail(reason=reason, strict=True)] if reason else []
+
+
+@pytest.mark.parametrize("case", _with_weights())
+def test_plan_loads_the_weights_the_engine_logged(case, data):
+    """Per card where the engine splits by tensor; llama.cpp logs its whole model buffer."""
+    answer = _plan_for(case, data, engine="vllm")
+    ours = answer.weights_gib.value * (case["cards"] if case["engine"] == "llama.cpp" else 1)
+    logged = Decimal(str(case["figures"]["weights_gib"]))
+    tolerance = WEIGHTS_TOLERANCE[case["weights"] in SIXTEEN_BIT]
+    assert abs(ours - logged) / logged <= tolerance, f"{ours:.2f} GiB against {logged} logged"
+
+
+def _budget_cases() -> list:
+    data = load_site(ROOT)
+    formats = {weight_format.id for weight_format in data.weight_formats}
+    return [pytest.param(case, id=case["id"], marks=_known(case, BUDGET_NOT_MODELLED)) for case in corpus._corpus()
+            if corpus.not_covered(case, data) is None and case["weights"] in formats]
+
+
+@pytest.mark.parametrize("case", _budget_cases())
+def test_plan_gives_the_logged_kv_budget_and_start_from_its_own_weights(case, data):
+    """Held-back cases included: the same tolerance as with the logged weights."""
+    weights = _plan_for(case, data, engine="vllm").weights_gib
+    if case["engine"] == "llama.cpp" and case.get("cards", 1) > 1:
+        weights = corpus.gib(weights.value)
+    corpus.check_against_log(case, data, weights)
+
+
+def test_the_corpus_checks_enough_of_plan():
+    assert len(_with_weights()) >= 20 and len(_budget_cases()) >= 8
+
+
+# -- the command ---------------------------------------------------------------------------------------------------
+
+FIELDS = {"weights_gib", "kv_cache_gib", "kv_tokens", "fits", "headroom_gib", "decode_tokens_per_s",
+          "usd_per_million_tokens"}
+
+
+def test_plan_answers_in_json_within_a_second():
+    started = time.monotonic()
+    run = run_cli("plan", "llama-3.1-8b", "--gpu", "rtx-3090", "--weights", "bf16", "--kv-cache", "bf16",
+                  "--engine", "vllm", "--gpu-memory-utilization", "0.9", "--context", "8192", "--sequences", "4",
+                  "--json")
+    took = time.monotonic() - started
+    assert run.returncode == 0, run.stderr
+    answer = json.loads(run.stdout)
+    assert FIELDS <= set(answer) and answer["fits"] is True and answer["kv_tokens"] >= 4 * 8192
+    assert answer["decode_tokens_per_s"] is None and answer["usd_per_million_tokens"] is None
+    assert took < 1.5, f"{took:.2f} s, the interpreter's start included"
+
+
+def test_more_sequences_than_the_cache_holds_do_not_fit(data):
+    answer = plan(data, PlanRequest("llama-3.1-8b", "rtx-3090", None, 1, "native", "bf16", "vllm", 32768, 64))
+    assert answer.starts and not answer.fits and answer.headroom_gib.value < 0
+
+
+def test_a_format_the_card_cannot_compute_in_is_a_verdict_not_an_error(data):
+    answer = plan(data, PlanRequest("llama-3.1-8b", "rtx-3090", None, 1, "fp8", "bf16", "vllm", 8192, 1))
+    assert not answer.fits and answer.reason.startswith("needs fp8")
+    answer = plan(data, PlanRequest("llama-3.1-8b", "h100-sxm", None, 1, "nvfp4", "bf16", "vllm", 8192, 1))
+    assert not answer.fits and answer.reason.startswith("needs fp4")
+
+
+@pytest.mark.parametrize("arguments, first_words", [
+    (("nosuch", "--gpu", "rtx-3090"), "MODEL: unknown catalogue model 'nosuch' (known: llama-3.1-8b,"),
+    (("llama-3.1-8b", "--gpu", "a100-80"), "--gpu: unknown GPU 'a100-80' (known: "),
+    (("llama-3.1-8b", "--gpu", "rtx-3090", "--weights", "int3"), "--weights: unknown weight format 'int3' (known: "),
+    (("llama-3.1-8b", "--gpu", "rtx-3090", "--engine", "tgi"), "--engine: unknown engine 'tgi' (known: "),
+    (("llama-3.1-8b", "--gpu", "rtx-3090", "--kv-cache", "int2"), "--kv-cache: unknown KV cache format"),
+])
+def test_an_unknown_id_is_one_line_naming_the_known_ones(arguments, first_words):
+    run = run_cli("plan", *arguments)
+    assert run.returncode == 1 and run.stderr.splitlines()[0].startswith(first_words), run.stderr
