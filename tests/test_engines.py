@@ -464,3 +464,32 @@ def test_the_corpus_covers_vllm_failures_and_budgets(data):
     covered = [case for case in _corpus() if not_covered(case, data) is None]
     assert any(case["figures"].get("started") is False for case in covered)
     assert any(case["figures"].get("kv_cache_gib") is not None for case in covered)
+
+
+# -- weights as the engine loads them --------------------------------------------------------------------------
+
+
+def _loaded(data, model_id: str, format_id: str, gpu_id: str | None, cards: int = 1):
+    from vramsite.calc.weight_formats import format_by_id, weight_bytes
+    model, weight_format = data.catalogue_model(model_id), format_by_id(data.weight_formats, format_id)
+    stored = weight_bytes(model, weight_format, cards)
+    card = data.gpu(gpu_id) if gpu_id else None
+    return stored.value, engines.loaded_weights(data.engines.engine("vllm"), model, weight_format, card, cards,
+                                                stored).value
+
+
+def test_vllm_pads_mxfp4_experts_for_marlin_on_a_card_without_fp4(data):
+    """gpt-oss-120b's experts, 2,880 x 2,880, become 2,944 x 3,072 (mxfp4.py's Marlin branch): +9.0 %."""
+    from vramsite.calc.weight_formats import class_bytes, format_by_id
+    stored, loaded = _loaded(data, "gpt-oss-120b", "mxfp4", "h100-sxm")
+    experts = class_bytes(data.catalogue_model("gpt-oss-120b"), format_by_id(data.weight_formats, "mxfp4"), "experts")
+    assert abs(loaded - stored - experts * (Decimal(2944 * 3072) / (2881 * 2880) - 1)) < 1  # bytes
+    assert abs(loaded / 2**30 - Decimal("65.9651")) / Decimal("65.9651") < Decimal("0.01")  # vLLM 0.10.1's log
+
+
+def test_no_padding_where_the_card_computes_in_the_format_or_is_not_named(data):
+    for gpu_id in ("b200", None):
+        stored, loaded = _loaded(data, "gpt-oss-120b", "mxfp4", gpu_id)
+        assert loaded == stored
+    stored, loaded = _loaded(data, "llama-3.1-8b", "bf16", "h100-sxm")
+    assert loaded == stored

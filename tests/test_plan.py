@@ -27,13 +27,7 @@ WEIGHTS_NOT_MODELLED = {
         "vLLM loads Gemma 3's vision tower beside the text model the catalogue counts: 12.58 GiB per card against "
         "13.17 (-4.5 %)",
 }
-BUDGET_NOT_MODELLED = {
-    "vllm-gpt-oss-120b-h100-tp1-defaults":
-        "vLLM 0.10.1 loads gpt-oss's MXFP4 experts on Hopper as 65.97 GiB where the checkpoint's tensors take 60.71 "
-        "(-8.0 %, inside the weights' bound; 0.14.1: 64.38): its Hopper layout (the Triton kernels' swizzled "
-        "copies, biases in FP32) is not traced yet, so plan leaves 3 GiB of KV cache where vLLM had -2.14 GiB and "
-        "did not start",
-}
+BUDGET_NOT_MODELLED: dict[str, str] = {}
 """Corpus cases plan does not reproduce yet, each with the measured error and its reason (held, not tuned away)."""
 
 
@@ -43,9 +37,16 @@ def data():
 
 
 def _plan_for(case: dict, data, engine: str | None = None):
-    memory = corpus._card_memory(case, data)
-    request = PlanRequest(corpus._model_id(case, data), None, memory.value if memory else Decimal(1024),
-                          case.get("cards") or 1, case["weights"], "bf16", engine or case["engine"], 8192, 1)
+    """plan for the case's model, format and cards: on the card the log names where the data has it (its features
+    decide the engine's kernel), else on the memory the log reports."""
+    gpu = corpus.CARDS_BY_NAME.get(case.get("gpu"), case.get("gpu"))
+    if case.get("gpu_memory_gib") is None and gpu in {card.id for card in data.gpus}:
+        card, memory = gpu, None
+    else:
+        found = corpus._card_memory(case, data)
+        card, memory = None, found.value if found else Decimal(1024)
+    request = PlanRequest(corpus._model_id(case, data), card, memory, case.get("cards") or 1, case["weights"], "bf16",
+                          engine or case["engine"], 8192, 1)
     return plan(data, request)
 
 

@@ -26,11 +26,12 @@ from decimal import ROUND_FLOOR, ROUND_HALF_EVEN, Decimal
 from typing import Callable, Mapping
 
 from ..errors import UnknownId
-from ..load.model import CatalogueModel, Engine, Engines, Gpu, KvCacheFormat
+from ..load.model import CatalogueModel, Engine, Engines, Gpu, KvCacheFormat, WeightFormat
 from ..units import BYTES_PER_GB, BYTES_PER_GIB
 from . import attention
 from .card_memory import usable_gb
-from .figure import COUNT, FACTOR, MEMORY, Figure, Formula, difference, given, product, total
+from .figure import COUNT, FACTOR, MEMORY, WEIGHTS, Figure, Formula, difference, given, product, total
+from .weight_formats import class_bytes
 
 GIB = "GiB"
 MIB_PER_GIB = Decimal(1024)
@@ -390,6 +391,51 @@ def engine_budget(engine: Engine, card: Gpu | Figure, weights_per_card: Figure, 
     request = Request(engine, chosen, card_gib(card), _in_gib(weights_per_card), model, cards, context, sequences,
                       kv_format)
     return RULES[engine.budget](request)
+
+
+def loaded_weights(engine: Engine, model: CatalogueModel, weight_format: WeightFormat, card: Gpu | None, cards: int,
+                   stored: Figure) -> Figure:
+    """The weights one card holds as ``engine`` loads them: ``stored`` (the format's bytes per card), plus the
+    padding its kernel for this card needs (data/engines.yaml ``weight_layouts``). A card given only by its
+    memory has no features to judge by: its weights are taken as stored.
+
+    Each expert's gate/up and down matrices grow from intermediate × hidden to the padded sizes, with their
+    scales: gpt-oss-120b under vLLM's Marlin kernel, 2,880 × 2,880 to 2,944 × 3,072 (+9.0 % of the experts).
+    """
+    layout = engine.weight_layout(weight_format.id, card.features) if card is not None else None
+    if layout is None or model.experts is None or model.parameters is None or not model.parameters.experts:
+        return stored
+    intermediate, hidden = _expert_sizes(model, cards)
+    if intermediate is None:
+        return stored
+    round_intermediate, round_hidden = layout.experts_round_up
+    padded = Decimal(_round_up(intermediate, round_intermediate) * _round_up(hidden, round_hidden))
+    growth = given(padded / (intermediate * hidden) - 1, "", FACTOR, f"{layout.kernel}'s padding of each expert")
+    experts = Figure(class_bytes(model, weight_format, "experts") / cards, "B", WEIGHTS, "experts per card")
+    padding = product(experts, growth, unit="B", kind=WEIGHTS, label=f"padding for {engine.name}'s {layout.kernel} kernel")
+    return total(_in_bytes(stored), padding, unit="B", kind=WEIGHTS, label=f"weights per card as {engine.name} loads them")
+
+
+def _expert_sizes(model: CatalogueModel, cards: int) -> tuple[int | None, int]:
+    """(intermediate size per card, hidden size) of one routed expert, from its parameters: 3 × hidden ×
+    intermediate each (gate, up and down; biases, where a model has them, add less than one row). Only where
+    every layer is a mixture of experts (no dense MLP) is the count of expert layers the layer count."""
+    classes, hidden = model.parameters, model.hidden_size
+    if classes.dense_mlp:
+        return None, hidden
+    per_expert = classes.experts // (model.experts.total * model.layer_count)
+    return -(-(per_expert // (3 * hidden)) // cards), hidden
+
+
+def _round_up(value: int, multiple: int) -> int:
+    return -(-value // multiple) * multiple
+
+
+def _in_bytes(weights: Figure) -> Figure:
+    if weights.unit == "B":
+        return weights
+    return product(weights, given(BYTES_PER_GIB, "B/GiB", FACTOR, "bytes per GiB"), unit="B", kind=WEIGHTS,
+                   label=weights.label)
 
 
 def _in_gib(weights: Figure) -> Figure:

@@ -26,6 +26,7 @@ from .model import (
     Storage,
     TENSOR_CLASSES,
     WeightFormat,
+    WeightLayout,
     Discount,
     Engine,
     Engines,
@@ -710,5 +711,9 @@ def _engine(item: dict) -> Engine:
                       tuple((_dec(step["from_gib"]), _dec(step["value"])) for step in raw.get("by_memory", ())))
         for name, raw in item["settings"].items())
     terms = tuple(EngineTerm(name, _dec(raw["value"]), raw["source"]) for name, raw in item["terms"].items())
+    layouts = tuple(WeightLayout(raw["format"], raw["when_card_lacks"], raw["kernel"],
+                                 (raw["experts_round_up"]["intermediate"], raw["experts_round_up"]["hidden"]),
+                                 raw["source"])
+                    for raw in item.get("weight_layouts", ()))
     return Engine(item["id"], item["name"], item["version"], item["budget"], tuple(item["kv_cache_formats"].items()),
-                  settings, terms, tuple(item.get("errors", {}).items()))
+                  settings, terms, tuple(item.get("errors", {}).items()), layouts)

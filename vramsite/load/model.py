@@ -550,6 +550,19 @@ class EngineTerm:
 
 
 @dataclass(frozen=True)
+class WeightLayout:
+    """How an engine holds a weight format's experts where its kernel for a card needs it (data/engines.yaml)."""
+
+    format: str
+    when_card_lacks: str
+    """The card feature whose absence sends the format to this kernel."""
+    kernel: str
+    experts_round_up: tuple[int, int]
+    """(intermediate, hidden): the multiples each expert's two sizes are padded to."""
+    source: str = field(default="", compare=False)
+
+
+@dataclass(frozen=True)
 class Engine:
     """A serving engine: the rule it sizes its KV cache by, its settings and terms (calc/engines.py)."""
 
@@ -563,6 +576,12 @@ class Engine:
     terms: tuple[EngineTerm, ...]
     errors: tuple[tuple[str, str], ...] = ()
     """(kind, the engine's own message) for the ways it refuses to start."""
+    weight_layouts: tuple[WeightLayout, ...] = ()
+
+    def weight_layout(self, format_id: str, card_features: frozenset[str]) -> WeightLayout | None:
+        """The layout the engine loads ``format_id`` in on a card with ``card_features``; None: as stored."""
+        return next((layout for layout in self.weight_layouts
+                     if layout.format == format_id and layout.when_card_lacks not in card_features), None)
 
     def setting(self, name: str) -> EngineSetting:
         return _by_name(self.settings, name, f"setting of engine {self.id!r}")

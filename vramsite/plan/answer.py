@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal
 
-from ..calc.engines import engine_budget, engine_by_id, kv_format_by_id
+from ..calc.engines import engine_budget, engine_by_id, kv_format_by_id, loaded_weights
 from ..calc.figure import MEMORY, Figure, given
 from ..calc.weight_formats import format_by_id, weight_bytes
 from ..load.model import Gpu, SiteData, WeightFormat
@@ -57,7 +57,8 @@ def plan(data: SiteData, request: PlanRequest) -> PlanAnswer:
     engine = engine_by_id(data.engines, request.engine or data.engines.default_engine)
     kv_format = kv_format_by_id(data.engines, engine, request.kv_cache)
     context = request.context
-    weights = weight_bytes(model, weight_format, request.cards)
+    weights = loaded_weights(engine, model, weight_format, card, request.cards,
+                             weight_bytes(model, weight_format, request.cards))
     weights_gib = Figure(weights.value / BYTES_PER_GIB, "GiB", MEMORY, "weights per card")
     memory = card if card is not None else given(request.memory_gib, "GiB", MEMORY, "memory per card")
     common = dict(request=request, model=model.id, card=card.id if card else f"{request.memory_gib} GiB",

@@ -27,7 +27,8 @@ def add_plan_command(commands, site_option: Callable, debug_option: Callable) ->
     card = plan.add_mutually_exclusive_group(required=True)
     card.add_argument("--gpu", metavar="ID", help="the card: an id of data/gpus.yaml (its reported memory and features)")
     card.add_argument("--memory-gib", type=_positive_decimal, metavar="X",
-                      help="a card of X GiB as the driver reports it, instead of --gpu (no feature check)")
+                      help="a card of X GiB as the driver reports it, instead of --gpu (no feature check: formats "
+                           "needing one, and kernels chosen by one, are taken as stored)")
     plan.add_argument("--gpus", type=_positive_int, default=1, metavar="N",
                       help="cards splitting the model by tensor (default: 1)")
     plan.add_argument("--weights", default="native", metavar="FORMAT",
