@@ -207,7 +207,7 @@ def refusal(page, body: str) -> str:
 
 
 def test_a_message_quotes_only_an_excerpt_of_a_bad_value(page):
-    from vramsite.render.content import MAX_QUOTED
+    from vramsite.load.text import MAX_QUOTED
     message = refusal(page, "{{ msg('{n} cards', n=g.data) }}")
     assert message.startswith(f"{CONTENT_NAME}:5: expression failed: cannot render SiteData(") and "…" in message
     assert len(message) < MAX_QUOTED + 60

@@ -64,6 +64,11 @@ class SiteLayout:
         return self.cache.is_symlink() or self.code_cache.is_symlink()
 
     @property
+    def kept_code_cache(self) -> Path | None:
+        """Where compiled content and layouts are kept: ``code_cache``, or None where the cache is linked."""
+        return None if self.cache_is_linked else self.code_cache
+
+    @property
     def build_stamp(self) -> Path:
         """The digest of the inputs the site was last built from (``publish/stamp.py``)."""
         return self.cache / "build-stamp.json"

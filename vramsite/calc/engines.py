@@ -388,14 +388,14 @@ def engine_budget(engine: Engine, card: Gpu | Figure, weights_per_card: Figure, 
     chosen = {name: Decimal(str(value)) for name, value in (settings or {}).items()}
     for name in chosen:
         engine.setting(name)  # an unknown setting is named with the known ones
-    request = Request(engine, chosen, card_gib(card), _in_gib(weights_per_card), model, cards, context, sequences,
+    request = Request(engine, chosen, card_gib(card), in_gib(weights_per_card), model, cards, context, sequences,
                       kv_format)
     return RULES[engine.budget](request)
 
 
 def loaded_weights(engine: Engine, model: CatalogueModel, weight_format: WeightFormat, card: Gpu | None, cards: int,
                    stored: Figure) -> Figure:
-    """The weights one card holds as ``engine`` loads them: ``stored`` (the format's bytes per card), plus the
+    """The weights one card holds as ``engine`` loads them, in bytes: ``stored`` (the format's bytes per card), plus the
     padding its kernel for this card needs (data/engines.yaml ``weight_layouts``). A card given only by its
     memory has no features to judge by: its weights are taken as stored.
 
@@ -405,7 +405,7 @@ def loaded_weights(engine: Engine, model: CatalogueModel, weight_format: WeightF
     layout = engine.weight_layout(weight_format.id, card.features) if card is not None else None
     if layout is None or model.experts is None or model.parameters is None or not model.parameters.experts:
         return stored
-    intermediate, hidden = _expert_sizes(model, cards)
+    intermediate, hidden = _expert_intermediate(model, cards), model.hidden_size
     if intermediate is None:
         return stored
     round_intermediate, round_hidden = layout.experts_round_up
@@ -413,32 +413,26 @@ def loaded_weights(engine: Engine, model: CatalogueModel, weight_format: WeightF
     growth = given(padded / (intermediate * hidden) - 1, "", FACTOR, f"{layout.kernel}'s padding of each expert")
     experts = Figure(class_bytes(model, weight_format, "experts") / cards, "B", WEIGHTS, "experts per card")
     padding = product(experts, growth, unit="B", kind=WEIGHTS, label=f"padding for {engine.name}'s {layout.kernel} kernel")
-    return total(_in_bytes(stored), padding, unit="B", kind=WEIGHTS, label=f"weights per card as {engine.name} loads them")
+    return total(stored, padding, unit="B", kind=WEIGHTS, label=f"weights per card as {engine.name} loads them")
 
 
-def _expert_sizes(model: CatalogueModel, cards: int) -> tuple[int | None, int]:
-    """(intermediate size per card, hidden size) of one routed expert, from its parameters: 3 × hidden ×
-    intermediate each (gate, up and down; biases, where a model has them, add less than one row). Only where
-    every layer is a mixture of experts (no dense MLP) is the count of expert layers the layer count."""
-    classes, hidden = model.parameters, model.hidden_size
+def _expert_intermediate(model: CatalogueModel, cards: int) -> int | None:
+    """The intermediate size of one routed expert on each card, from its parameters: 3 × hidden × intermediate
+    each (gate, up and down; biases, where a model has them, add less than one row). None unless every layer
+    is a mixture of experts (no dense MLP): only then is the count of expert layers the layer count."""
+    classes = model.parameters
     if classes.dense_mlp:
-        return None, hidden
+        return None
     per_expert = classes.experts // (model.experts.total * model.layer_count)
-    return -(-(per_expert // (3 * hidden)) // cards), hidden
+    return -(-(per_expert // (3 * model.hidden_size)) // cards)
 
 
 def _round_up(value: int, multiple: int) -> int:
     return -(-value // multiple) * multiple
 
 
-def _in_bytes(weights: Figure) -> Figure:
-    if weights.unit == "B":
-        return weights
-    return product(weights, given(BYTES_PER_GIB, "B/GiB", FACTOR, "bytes per GiB"), unit="B", kind=WEIGHTS,
-                   label=weights.label)
-
-
-def _in_gib(weights: Figure) -> Figure:
+def in_gib(weights: Figure) -> Figure:
+    """Weights per card in GiB, as engines log them (a Figure in GiB or B)."""
     if weights.unit == GIB:
         return weights
     if weights.unit == "B":

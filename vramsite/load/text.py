@@ -51,3 +51,17 @@ def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
     """``text`` quoted for a message: one line (``repr`` escapes line breaks), at most ``limit`` characters of it."""
     text = str(text)
     return repr(text if len(text) <= limit else text[: limit - 1] + "…")
+
+
+MAX_QUOTED = 200
+"""Characters of a failed expression's description a content message keeps: enough to recognise it, short
+enough to keep the message one readable line (a model's whole data printed in a message took 25 KB)."""
+
+
+def clipped(text: str, limit: int = MAX_QUOTED) -> str:
+    """``text``, or its start and end around an ellipsis when it is longer than ``limit`` (a described error,
+    whose end often names what failed)."""
+    if len(text) <= limit:
+        return text
+    half = (limit - 1) // 2
+    return f"{text[:half]}…{text[-half:]}"

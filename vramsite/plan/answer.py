@@ -5,11 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal
 
-from ..calc.engines import engine_budget, engine_by_id, kv_format_by_id, loaded_weights
+from ..calc.engines import engine_budget, engine_by_id, in_gib, kv_format_by_id, loaded_weights
 from ..calc.figure import MEMORY, Figure, given
 from ..calc.weight_formats import format_by_id, weight_bytes
 from ..load.model import Gpu, SiteData, WeightFormat
-from ..units import BYTES_PER_GIB
 
 NATIVE = "native"
 """--weights native: the format the model's checkpoint ships in (the catalogue's native_format)."""
@@ -56,19 +55,17 @@ def plan(data: SiteData, request: PlanRequest) -> PlanAnswer:
     weight_format = _weight_format(data, model.native_format, request.weights)
     engine = engine_by_id(data.engines, request.engine or data.engines.default_engine)
     kv_format = kv_format_by_id(data.engines, engine, request.kv_cache)
-    context = request.context
     weights = loaded_weights(engine, model, weight_format, card, request.cards,
                              weight_bytes(model, weight_format, request.cards))
-    weights_gib = Figure(weights.value / BYTES_PER_GIB, "GiB", MEMORY, "weights per card")
     memory = card if card is not None else given(request.memory_gib, "GiB", MEMORY, "memory per card")
     common = dict(request=request, model=model.id, card=card.id if card else f"{request.memory_gib} GiB",
-                  weights=weight_format.id, engine=engine.id, context=context, weights_gib=weights_gib)
+                  weights=weight_format.id, engine=engine.id, context=request.context, weights_gib=in_gib(weights))
     missing = _missing_feature(card, weight_format)
     if missing:
         return PlanAnswer(**common, kv_cache_gib=None, kv_tokens=None, starts=False, fits=False, headroom_gib=None,
                           reason=f"needs {missing}: {card.name} cannot compute in {weight_format.name}",
                           settings=request.settings)
-    budget = engine_budget(engine, memory, weights, model, request.cards, context, request.sequences, kv_format,
+    budget = engine_budget(engine, memory, weights, model, request.cards, request.context, request.sequences, kv_format,
                            dict(request.settings))
     return PlanAnswer(**common, kv_cache_gib=budget.kv_cache_gib, kv_tokens=budget.kv_tokens, starts=budget.starts,
                       fits=budget.fits, headroom_gib=budget.headroom_gib, reason=budget.reason,

@@ -154,7 +154,7 @@ class PageRenderer:
         if not os.path.lexists(path):  # a link or a FIFO is there: read_content says what is wrong with it
             raise InputError([Problem(PAGES_FILE, page.line, page.entry, f"no {locale.tag} text: {name} is missing")])
         if name not in self._sources:
-            self._sources[name] = read_content(path, name, self.services.content, layout.code_cache)
+            self._sources[name] = read_content(path, name, self.services.content, layout.kept_code_cache)
         return self._sources[name]
 
     def _unsafe_markup(self, error: UnsafeMarkup, page: PageSpec, locale, name: str) -> Problem:

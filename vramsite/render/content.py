@@ -30,7 +30,7 @@ from markupsafe import Markup
 
 from ..errors import InputError, Problem, UnknownId
 from ..load.source_read import CONTENT, read_source_text, universal_newlines
-from ..load.text import shown, text_problem
+from ..load.text import clipped, shown, text_problem
 from ..load.yaml_source import YamlDocument, parse_yaml
 from ..signed_cache import read_signed, write_signed
 from .markdown import markdown_plain_text
@@ -38,6 +38,8 @@ from .sandbox import ContentEnvironment, LimitExceeded
 
 FRONT_MATTER_KEYS = {"title": True, "description": True, "lead": False}
 """Front matter fields: name -> required."""
+
+
 @dataclass(frozen=True)
 class ContentFile:
     name: str
@@ -68,7 +70,7 @@ def compile_cached(env: ContentEnvironment, source: str, cache: Path | None):
     and the sandbox's guards (``code_version``). Entries are signed, as every cache file is. Taking an entry
     marks it used (its mtime), so that ``prune_unused_once`` keeps it.
     """
-    if cache is None or cache.is_symlink() or cache.parent.is_symlink():  # .cache/jinja: SiteLayout.cache_is_linked
+    if cache is None:
         return env.from_string(source)
     key = hashlib.sha256("\0".join((sys.version, jinja2.__version__, env.code_version, env.comment_start_string,
                                      str(env.trim_blocks), str(env.lstrip_blocks), str(env.optimized), source)).encode()).hexdigest()
@@ -258,21 +260,8 @@ def layout_problem(error: BaseException, template_name: str, called_from: str | 
                    f"template error: {_describe(error)}{suffix}")
 
 
-MAX_QUOTED = 200
-"""Characters of a bad value a message quotes: enough to recognise it, short enough to keep the message one
-readable line (a model's whole data printed in a message took 25 KB)."""
-
-
-def excerpt(text: str, limit: int = MAX_QUOTED) -> str:
-    """``text``, or its start and end around an ellipsis when it is longer than ``limit``."""
-    if len(text) <= limit:
-        return text
-    half = (limit - 1) // 2
-    return f"{text[:half]}…{text[-half:]}"
-
-
 def _describe(error: BaseException) -> str:
-    return excerpt(_whole_description(error))
+    return clipped(_whole_description(error))
 
 
 def _whole_description(error: BaseException) -> str:

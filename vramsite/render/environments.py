@@ -19,7 +19,7 @@ from .template_files import Utf8FileSystemLoader
 def layout_environment(layout: SiteLayout) -> Environment:
     """Layout templates: the site's own first, then the engine's."""
     folders = layout.layers("templates")[::-1]
-    cache = layout.code_cache if cache_key() is not None and not layout.cache_is_linked else None
+    cache = layout.kept_code_cache if cache_key() is not None else None
     try:
         if cache:
             cache.mkdir(parents=True, exist_ok=True)
