@@ -191,8 +191,6 @@ class SiteCalculator:
             yield self.case(row, guide.method(column)), ("offer", f"1x-{table.removeprefix('ceilings-')}", "ceiling"), shown
         elif table == "models" and column == "kv_per_token":
             yield self.case(row, guide.default_inference()), ("per_token",), shown
-        elif table.startswith("model-weights-") and column == "weights_gb":
-            yield self.case(table.removeprefix("model-weights-"), guide.inference_method(row)), ("line", label("weights")), shown
         elif table.startswith("model-kv-"):
             model = table.removeprefix("model-kv-")
             if column == "per_token_bytes":
@@ -202,9 +200,6 @@ class SiteCalculator:
                 yield case, ("line", label("KV cache and state")), shown
         elif table.startswith("model-methods-") and column == "need_gb":
             yield self.case(table.removeprefix("model-methods-"), guide.method(row)), ("line", label("total")), shown
-        elif table.startswith("model-ceilings-") and self.rents_alone(row, guide.method(column)):
-            case = self.case(table.removeprefix("model-ceilings-"), guide.method(column))
-            yield case, ("offer", f"1x-{row}", "ceiling"), shown
 
 
 def _tokens(column: str) -> int | None:

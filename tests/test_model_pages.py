@@ -8,7 +8,8 @@ with the cheapest card to run is checked on a copy of the site whose prices are 
 from __future__ import annotations
 
 import json
-import shutil
+import subprocess
+import sys
 from decimal import Decimal
 from pathlib import Path
 
@@ -114,25 +115,45 @@ def test_a_context_past_the_maximum_is_marked_on_the_page(built, entries):
     assert "超出模型上限" in files[f"zh-cn/models/{short['id']}.html.md"].decode("utf-8")
 
 
-def test_a_mixture_of_experts_decodes_at_its_active_parameters(built, entries):
+def _bf16_read_per_token(entry: dict) -> Decimal:
+    """By hand, in GB: two bytes for every weight a token reads — every tensor class but the embedding table and
+    the experts, the experts it is routed to, and one row of the embedding table."""
+    classes = entry["parameters"]
+    read = sum(classes[name] for name in ("output_head", "attention", "dense_mlp", "experts_active", "shared_experts",
+                                          "router", "other"))
+    return 2 * (Decimal(read) + entry["hidden_size"]) / BILLION
+
+
+def test_a_mixture_of_experts_decodes_at_its_routed_experts(built, entries):
     build, files = built
-    entry = next(entry for entry in entries.values() if entry.get("experts"))
-    read_gb = Decimal(str(entry["active_params_billion"]))  # FP8: one byte per parameter
+    entry = next(entry for entry in entries.values() if entry.get("experts") and entry["native_format"] == "bf16")
+    read_gb = _bf16_read_per_token(entry)
     checked = 0
     for gpu in build.data.gpus:
-        cell = _cells(files, f"model-ceilings-{entry['id']}", gpu.id)["infer-fp8"]
+        cell = _cells(files, f"model-ceilings-{entry['id']}", gpu.id)["bf16"]
         if "value" in cell:
             assert Decimal(cell["exact"]) == Decimal(gpu.bandwidth_gbps) / read_gb, gpu.id
             checked += 1
     assert checked
 
 
-def test_the_weights_table_is_parameters_times_bytes(built, entries):
-    build, files = built
-    entry = _first(entries, "latent")
-    for precision in build.data.precisions:
-        cells = _cells(files, f"model-weights-{entry['id']}", precision.id)
-        assert Decimal(cells["weights_gb"]["exact"]) == Decimal(str(entry["params_billion"])) * precision.bytes_per_param
+def test_the_bf16_weights_are_two_bytes_for_every_parameter_of_every_class(built, entries):
+    _, files = built
+    for entry in entries.values():
+        classes = entry["parameters"]
+        every = sum(count for name, count in classes.items() if name != "experts_active")
+        cells = _cells(files, f"model-weights-{entry['id']}", "bf16")
+        assert Decimal(cells["weights_gb"]["exact"]) == 2 * Decimal(every) / BILLION, entry["id"]
+        assert Decimal(cells["bits_per_weight"]["exact"]) == 16 * Decimal(every) / (
+            Decimal(str(entry["params_billion"])) * BILLION), entry["id"]
+
+
+def test_the_weights_table_leads_with_the_checkpoints_own_format(built, entries):
+    _, files = built
+    for entry in entries.values():
+        rows = _download(files, f"model-weights-{entry['id']}")["rows"]
+        assert rows[0]["key"] == entry["native_format"], entry["id"]
+        assert len({row["key"] for row in rows}) == len(rows)
 
 
 def test_the_json_download_holds_the_kv_per_token_and_the_caches(built, entries):
@@ -167,17 +188,17 @@ def test_sitemap_and_llms_txt_list_the_model_pages(built, entries):
 
 
 def _run_paragraph(markdown: str) -> str:
-    start = markdown.index("## Cheapest to fit, cheapest to run")
+    start = markdown.index("## Where it starts, where it runs cheapest")
     return markdown[start:markdown.index("**", start)]
 
 
 def test_the_cheapest_worth_running_sentence_follows_the_prices(tmp_path, built):
-    """Gemma 3 27B fits an A100 SXM most cheaply but runs most cheaply on a faster, dearer card; make the
+    """vLLM starts Gemma 3 27B on an A100 SXM most cheaply but it runs most cheaply on a faster, dearer card; make the
     A100 SXM cheap enough and the two are one card, and the sentence says so."""
     build, _ = built
     view = build.guide.catalogue_model("gemma-3-27b-it")
-    fit = view.lookup(build.guide.default_inference()).choice.gpu.id
-    worth = view.cheapest_to_run("bf16").id
+    fit = view.serving_choice("bf16").offer.gpu.id
+    worth = view.cheapest_to_run_format("bf16").id
     assert fit != worth, "the live data should show the two apart"
     live_copy(tmp_path)
     before = _run_paragraph(render_page(tmp_path, "models/gemma-3-27b-it")["en"])
@@ -190,12 +211,16 @@ def test_the_cheapest_worth_running_sentence_follows_the_prices(tmp_path, built)
 
 
 def test_a_linear_attention_model_keeps_a_fixed_state_and_caches_only_its_other_layers(tmp_path):
-    """The live catalogue has no linear-attention model: the fixture catalogue's Qwen3-Next is put in a copy."""
+    """The live catalogue has no linear-attention model: Qwen3-Next is added to a copy as an editor would, with
+    `build.py model add` from its config fixture."""
     live_copy(tmp_path)
-    fixture = ROOT / "tests" / "fixtures" / "catalogue" / "catalogue.yaml"
-    shutil.copy(fixture, tmp_path / "data" / "catalogue.yaml")
-    entry = next(item for item in yaml.safe_load(fixture.read_text(encoding="utf-8"))["models"]
-                 if any(group["kind"] == "linear" for group in item["layers"]))
+    config = ROOT / "tests" / "fixtures" / "hf_configs" / "qwen3-next-80b-a3b.json"
+    subprocess.run([sys.executable, str(ROOT / "build.py"), "model", "add", str(config), "--site", str(tmp_path),
+                    "--id", "qwen3-next-80b-a3b", "--name", "Qwen3-Next-80B-A3B",
+                    "--source-repository", "huggingface/transformers", "--source-revision", "008e574"],
+                   check=True, capture_output=True)
+    entry = next(item for item in yaml.safe_load((tmp_path / "data" / "catalogue.yaml").read_text(encoding="utf-8"))
+                 ["models"] if item["id"] == "qwen3-next-80b-a3b")
     linear = next(group for group in entry["layers"] if group["kind"] == "linear")
     state = linear["count"] * 4 * (
         (2 * linear["key_heads"] * linear["key_head_dim"] + linear["value_heads"] * linear["value_head_dim"])
@@ -224,18 +249,16 @@ def test_the_methods_section_and_the_calculator_name_the_selection_rule(tmp_path
     live_copy(tmp_path)
     page = "models/gemma-3-27b-it"
     cheapest_twin, cheapest_html = _twin_and_html(tmp_path, page)
-    assert "the cheapest single card that holds the model, several cards only where no single card does" \
-        in cheapest_twin["en"]
-    assert "取能装下模型的最便宜单卡，只有单卡装不下时才用多卡" in cheapest_twin["zh-cn"]
+    assert "the cheapest single card, several cards only where no single card starts it" in cheapest_twin["en"]
+    assert "最便宜的单卡，只有单卡都启动不了时才用多卡" in cheapest_twin["zh-cn"]
     assert '<p class="calc-choice"><strong>Cheapest fit (one card first)</strong>' in cheapest_html["en"]
     assert '<p class="calc-choice"><strong>最便宜的够用配置（单卡优先）</strong>' in cheapest_html["zh-cn"]
 
     edits.set_selection(tmp_path, "smallest_fit")
     smallest_twin, smallest_html = _twin_and_html(tmp_path, page)
     assert "cheapest single card" not in smallest_twin["en"]
-    assert "最便宜单卡" not in smallest_twin["zh-cn"]
-    assert "the fewest cards that hold the model, then the card with the least memory, then the lowest price" \
-        in smallest_twin["en"]
-    assert "先取能装下模型的最少卡数，再取显存最小的卡，最后取价格最低的" in smallest_twin["zh-cn"]
+    assert "最便宜的单卡" not in smallest_twin["zh-cn"]
+    assert "the fewest cards, then the least memory, then the lowest price" in smallest_twin["en"]
+    assert "先取最少卡数，再取显存最小的卡，最后取价格最低的" in smallest_twin["zh-cn"]
     assert '<p class="calc-choice"><strong>Smallest fit</strong>' in smallest_html["en"]
     assert '<p class="calc-choice"><strong>最小的够用配置</strong>' in smallest_html["zh-cn"]

@@ -13,11 +13,15 @@ from decimal import Decimal
 
 from ..load.model import CatalogueModel, Gpu, Method, MethodKind, Model, Precision, Selection, SiteData
 from ..load.reads import DerivedCache, ReadCache, cached_reads
-from . import attention, card_memory, cost, memory, rules, throughput
+from . import attention, card_memory, cost, memory, rules, throughput, weight_formats
 from .digest import value_digest
 from .measured import MeasuredRun, measured_run
-from .figure import COUNT, FACTOR, MEMORY, MULTIPLE, PERCENT, Figure, given, product, quotient
-from .lookup import Lookup, Market, lookup
+from .figure import COUNT, FACTOR, MEMORY, MULTIPLE, PERCENT, WEIGHTS, Figure, given, product, quotient
+from ..units import BYTES_PER_GB
+from .lookup import Lookup, Market, lookup, ranked_offers
+from . import serving
+from .serving import ServingChoice, Verdict, first_that_fits, verdict
+from .weight_formats import format_by_id
 
 
 
@@ -28,6 +32,7 @@ class Guide:
         self.market = Market(data.gpus, data.pricing, data.discounts, data.lookup)
         self._needs = ReadCache()
         self._cells = ReadCache()
+        self._verdicts = ReadCache()
         self._won = DerivedCache("wins", lambda gpu_id: tuple(self._wins.get(gpu_id, ())), value_digest)
         self.derived = {cache.kind: cache for cache in (self._won,)}
         """The derived values pages read by kind (``load/reads.py``): a rebuild asks them for their digests."""
@@ -89,6 +94,29 @@ class Guide:
             return Method(f"infer-{precision.id}", "Inference {precision}", MethodKind.INFERENCE, precision, None,
                           False, False, inference.kv_cache, inference.overhead_gb, inference.margin_percent, False)
         return replace(template, id=f"infer-{precision.id}", precision=precision)
+
+    # -- serving engines ---------------------------------------------------
+
+    @property
+    def serves(self) -> bool:
+        """The site has engines and weight formats: real models' verdicts name an engine (calc/serving.py)."""
+        return self.data.engines is not None and bool(self.data.weight_formats)
+
+    def weight_format(self, format_id: str):
+        return format_by_id(self.data.weight_formats, format_id)
+
+    @property
+    def default_engine(self):
+        return self.data.engines.engine(self.data.engines.default_engine)
+
+    def serving_kv(self):
+        """The engines' KV cache format named like the site's (data/engines.yaml kv_cache_formats)."""
+        return self.data.engines.kv_cache_format(self.kv_precision().id)
+
+    def serving_offers(self):
+        """Every priced configuration, in the order the site's selection rule prefers them; the engine's
+        verdict stands in for the hardware rules (calc/serving.py)."""
+        return ranked_offers(replace(self.default_inference(), precision=None, needs_all_to_all=False), self.market)
 
     # -- measuring runs ----------------------------------------------------
 
@@ -485,6 +513,80 @@ class CatalogueView:
                   kv_precision: str | None = None) -> Figure | None:
         return attention.concurrent_sequences(self.layers, self._b(kv_precision), self.room(memory_gb, precision_id),
                                               self._context(context))
+
+    # -- serving engines (calc/serving.py) ---------------------------------
+
+    def native_format(self):
+        """The format the checkpoint ships in (BF16 where the catalogue does not say)."""
+        return self.guide.weight_format(self.model.native_format or "bf16")
+
+    def formats(self, shown: tuple[str, ...] = ()) -> tuple:
+        """The native format, then ``shown`` (weight format ids), each once."""
+        ids = dict.fromkeys((self.native_format().id, *shown))
+        return tuple(self.guide.weight_format(format_id) for format_id in ids)
+
+    def serve(self, format_id: str, gpu: Gpu, cards: int = 1, context: int | None = None,
+              sequences: int | None = None) -> Verdict:
+        """Whether the engine for the format starts the model on ``cards`` × ``gpu`` at ``context`` (default: the
+        site's) and holds ``sequences`` (default: the site's batch), under its default settings."""
+        context, sequences = self._context(context), self._batch(sequences)
+        key = (self.model.id, format_id, gpu.id, cards, context, sequences)
+        return self.guide._verdicts.fetch(key, lambda: verdict(
+            self.guide.data.engines, self.model, self.guide.weight_format(format_id), gpu, cards, context, sequences,
+            self.guide.serving_kv().id))
+
+    def serving_choice(self, format_id: str, context: int | None = None,
+                       sequences: int | None = None) -> ServingChoice | None:
+        """The configuration the selection rule prefers among those where the engine starts and holds the
+        sequences; None where none does."""
+        return first_that_fits(self.guide.serving_offers(),
+                               lambda gpu, count: self.serve(format_id, gpu, count, context, sequences))
+
+    def format_read(self, format_id: str) -> Figure:
+        """The weights one decoded token reads in the format, in GB."""
+        def compute() -> Figure:
+            read = weight_formats.decode_read(self.model, self.guide.weight_format(format_id))
+            return product(read, unit="GB", kind=WEIGHTS, label="weights read per token", scale=1 / BYTES_PER_GB)
+        return self.guide._verdicts.fetch(("read", self.model.id, format_id), compute)
+
+    def format_weights(self, format_id: str) -> Figure:
+        """Every weight, every expert included, in the format, in GB."""
+        stored = weight_formats.weight_bytes(self.model, self.guide.weight_format(format_id))
+        return product(stored, unit="GB", kind=WEIGHTS, label="weights", scale=1 / BYTES_PER_GB)
+
+    def format_bits(self, format_id: str) -> Figure:
+        """Bits per weight on average over every parameter: scales and the parts kept in 16 bits included."""
+        stored = weight_formats.weight_bytes(self.model, self.guide.weight_format(format_id))
+        bits = product(stored, given(8, "bits/B", FACTOR, "bits per byte"), unit="bits", kind=FACTOR, label="bits")
+        params = given(self.model.params_billion * 10 ** 9, "", COUNT, "parameters")
+        return quotient(bits, params, unit="bits", kind=FACTOR, label="bits per weight")
+
+    @staticmethod
+    def in_gb(gib: Figure) -> Figure:
+        return serving.in_gb(gib)
+
+    def runs_alone(self, format_id: str) -> tuple["GpuView", ...]:
+        """The priced cards on one of which the format's engine starts the model at the site's context and batch."""
+        return tuple(gpu for gpu in self.guide.gpus
+                     if gpu.hourly is not None and self.serve(format_id, gpu.gpu).fits)
+
+    def format_usd_per_million_tokens(self, gpu: "GpuView", format_id: str) -> Figure | None:
+        """What a million tokens decoded at one card's ceiling in the format cost at its hourly price."""
+        if gpu.hourly is None:
+            return None
+        return cost.usd_per_million_tokens(gpu.hourly, self.format_ceiling(gpu.id, format_id))
+
+    def cheapest_to_run_format(self, format_id: str) -> "GpuView | None":
+        """Among the cards that run the model alone in the format, the lowest cost per million tokens at the
+        card's decode ceiling; None where no single card does."""
+        costs = [(self.format_usd_per_million_tokens(gpu, format_id), gpu) for gpu in self.runs_alone(format_id)]
+        if not costs:
+            return None
+        return min(costs, key=lambda item: (item[0].value, item[1].id))[1]
+
+    def format_ceiling(self, gpu_id: str, format_id: str) -> Figure:
+        """Tokens per second one stream can at most decode on one card in the format."""
+        return throughput.decode_ceiling(self.guide.gpu(gpu_id).bandwidth, self.format_read(format_id))
 
     # -- methods and the lookup --------------------------------------------
 

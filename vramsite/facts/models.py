@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..calc.figure import COUNT, Figure, given
+from ..calc.figure import COUNT, PERCENT, Figure, given
 from ..calc.guide import CatalogueView, GpuView, Guide
-from ..calc.lookup import Lookup
+from ..calc.serving import serving_engine
 from ..errors import UnknownId
 from ..load.model import Method
 from . import register
@@ -47,29 +47,31 @@ class Layers(Facts):
 
 @dataclass(frozen=True)
 class Cheapest(Facts):
-    """The cheapest card that fits, beside the cheapest card worth running the model on."""
+    """In the format the model ships in: the configuration the selection rule prefers where its engine starts,
+    beside the card cheapest to run it on."""
 
-    fit: Lookup
+    fit_engine: str | None
+    """The engine that starts it there; None where nothing we rent starts it."""
     fit_gpu: GpuView | None
-    """The card of the cheapest fit (one or several of it); None where nothing we rent holds the model."""
     fit_count: Figure | None
     fit_card: GpuView | None
-    """The card of the cheapest fit, where it is one card."""
+    """The card of the fit, where it is one card."""
+    fit_price: Figure | None
     worth: GpuView | None
-    """Among the cards that hold the model alone, the lowest cost per million tokens at its decode ceiling."""
+    """Among the cards that run the model alone, the lowest cost per million tokens at its decode ceiling."""
     worth_cost: Figure | None
     fit_cost: Figure | None
-    """The cost per million tokens on the cheapest fit, where it is one card."""
+    """The cost per million tokens on the fit, where it is one card."""
     same: bool
-    """The cheapest fit is one card and the same card as the cheapest to run."""
+    """The fit is one card and the same card as the cheapest to run."""
     faster: bool
-    """The card cheapest to run has faster memory than the cheapest fit."""
+    """The card cheapest to run has faster memory than the fit."""
     dearer: bool
-    """The card cheapest to run costs more per hour than the cheapest fit."""
+    """The card cheapest to run costs more per hour than the fit."""
     cheaper_hour: bool
-    """The card cheapest to run costs less per hour than the cheapest fit."""
+    """The card cheapest to run costs less per hour than the fit."""
     times: Figure | None
-    """How many times the cheapest fit's cost per million tokens is the other's."""
+    """How many times the fit's cost per million tokens is the other's."""
 
 
 @dataclass(frozen=True)
@@ -81,6 +83,7 @@ class ModelPage(Facts):
     kv_per_token: Figure
     layers: Layers
     cheapest: Cheapest
+    serving: Serving
     kv_contexts: tuple[int, ...]
     past_maximum: bool
     """The KV table shows a context past the model's longest."""
@@ -116,22 +119,46 @@ def _layers(view: CatalogueView, kv_precision: str) -> Layers:
         _count(linear, "layers") if linear else None, width)
 
 
-def _cheapest(guide: Guide, view: CatalogueView, method: Method) -> Cheapest:
-    precision = method.precision.id
-    fit = view.lookup(method)
-    fit_gpu = guide.gpu(fit.choice.gpu.id) if fit.choice else None
-    fit_count = given(fit.choice.count, "cards", COUNT) if fit.choice else None
-    fit_card = fit_gpu if fit.choice and fit.choice.count == 1 else None
-    worth = view.cheapest_to_run(precision)
-    worth_cost = view.usd_per_million_tokens(worth, precision) if worth else None
-    fit_cost = view.usd_per_million_tokens(fit_card, precision) if fit_card else None
+def _cheapest(guide: Guide, view: CatalogueView, format_id: str) -> Cheapest:
+    fit = view.serving_choice(format_id)
+    fit_gpu = guide.gpu(fit.offer.gpu.id) if fit else None
+    fit_count = given(fit.offer.count, "cards", COUNT) if fit else None
+    fit_card = fit_gpu if fit and fit.offer.count == 1 else None
+    fit_price = fit_gpu.order(fit.offer.count) if fit else None
+    worth = view.cheapest_to_run_format(format_id)
+    worth_cost = view.format_usd_per_million_tokens(worth, format_id) if worth else None
+    fit_cost = view.format_usd_per_million_tokens(fit_card, format_id) if fit_card else None
     same = bool(worth and fit_card and worth.id == fit_card.id)
     faster = bool(worth and fit_card and worth.gpu.bandwidth_gbps > fit_card.gpu.bandwidth_gbps)
     dearer = bool(worth and fit_card and worth.hourly.value > fit_card.hourly.value)
     cheaper_hour = bool(worth and fit_card and worth.hourly.value < fit_card.hourly.value)
     times = guide.ratio(fit_cost, worth_cost) if fit_cost and worth_cost and not same else None
-    return Cheapest(fit, fit_gpu, fit_count, fit_card, worth, worth_cost, fit_cost, same, faster, dearer,
+    return Cheapest(fit.verdict.engine.name if fit else None, fit_gpu, fit_count, fit_card, fit_price, worth, worth_cost, fit_cost, same, faster, dearer,
                     cheaper_hour, times)
+
+
+@dataclass(frozen=True)
+class Serving(Facts):
+    """What the model's verdicts assume: the format it ships in, and the engine that serves it."""
+
+    native: str
+    """The name of the format the checkpoint ships in."""
+    native_weights: Figure
+    native_bits: Figure
+    engine: str
+    utilization: Figure | None
+    """vLLM's gpu_memory_utilization default, where the engine has that setting."""
+    formats: tuple[str, ...]
+    """The format ids the page shows after the native one."""
+
+
+def _serving(guide: Guide, view: CatalogueView, formats: tuple[str, ...]) -> Serving:
+    native = view.native_format()
+    engine = serving_engine(guide.data.engines, native)
+    setting = next((item for item in engine.settings if item.name == "gpu_memory_utilization"), None)
+    utilization = given(setting.default * 100, "%", PERCENT) if setting is not None else None
+    return Serving(native.name, view.format_weights(native.id), view.format_bits(native.id), engine.name,
+                   utilization, formats)
 
 
 @register("model")
@@ -142,8 +169,9 @@ def model_page(guide: Guide, params: dict, card_view=None, model: CatalogueView 
     method = guide.default_inference()
     kv_precision = guide.kv_precision().id
     contexts = model.contexts_with_max(params.get("kv_contexts", ()))
+    formats = tuple(params.get("formats", ()))
     return ModelPage(model, model.id, method, model.kv_per_token(kv_precision), _layers(model, kv_precision),
-                     _cheapest(guide, model, method), contexts,
+                     _cheapest(guide, model, model.native_format().id), _serving(guide, model, formats), contexts,
                      any(tokens > model.model.max_context for tokens in contexts),
                      params.get("serving_context", guide.data.inference.context_tokens), kv_precision)
 

@@ -189,8 +189,10 @@ class _Checker:
         self.check_native_formats(catalogue, weight_formats)
         measurements = tuple(self.measurement(name, gpus, precisions) for name in sorted(self.docs)
                              if name.startswith(MEASUREMENTS + "/"))
+        engines = self.engines()
+        self.check_engine_formats(engines, weight_formats)
         return SiteData(site, models, gpus, precisions, inference, finetune, methods, lookup, pricing, discounts,
-                        catalogue, kv_precisions, measurements, weight_formats, engines=self.engines())
+                        catalogue, kv_precisions, measurements, weight_formats, engines=engines)
 
     def site(self) -> SiteConfig:
         raw = self.docs["site"].value
@@ -418,6 +420,23 @@ class _Checker:
             if model.native_format is not None and model.native_format not in known:
                 self.problem("catalogue", ("models", index, "native_format"),
                              f"unknown weight format {model.native_format!r} (known: {', '.join(sorted(known))})")
+
+    def check_engine_formats(self, engines: Engines | None, formats: tuple[WeightFormat, ...]) -> None:
+        """The weight formats each engine loads are formats of data/weight_formats.yaml, and every format has an
+        engine that loads it (else no verdict could name one)."""
+        if engines is None or not formats:
+            return
+        known = [weight_format.id for weight_format in formats]
+        for index, engine in enumerate(engines.engines):
+            for position, format_id in enumerate(engine.weight_formats):
+                if format_id not in known:
+                    self.problem("engines", ("engines", index, "weight_formats", "ids", position),
+                                 f"unknown weight format {format_id!r} (known: {', '.join(known)})")
+        loaded = {format_id for engine in engines.engines for format_id in engine.weight_formats}
+        for index, format_id in enumerate(known):
+            if format_id not in loaded:
+                self.problem("weight_formats", ("formats", index, "id"),
+                             f"no engine of data/engines.yaml loads {format_id!r}: add it to an engine's weight_formats")
 
     def find_precision(self, precisions, precision_id: str, path: tuple, doc: str = "sizing") -> Precision | None:
         for precision in precisions:
@@ -716,4 +735,5 @@ def _engine(item: dict) -> Engine:
                                  raw["source"])
                     for raw in item.get("weight_layouts", ()))
     return Engine(item["id"], item["name"], item["version"], item["budget"], tuple(item["kv_cache_formats"].items()),
-                  settings, terms, tuple(item.get("errors", {}).items()), layouts)
+                  settings, terms, tuple(item.get("errors", {}).items()), layouts,
+                  tuple(item["weight_formats"]["ids"]))

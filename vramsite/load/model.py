@@ -577,6 +577,11 @@ class Engine:
     errors: tuple[tuple[str, str], ...] = ()
     """(kind, the engine's own message) for the ways it refuses to start."""
     weight_layouts: tuple[WeightLayout, ...] = ()
+    weight_formats: tuple[str, ...] = ()
+    """The weight formats (data/weight_formats.yaml ids) the engine loads, as the site sizes it."""
+
+    def loads(self, format_id: str) -> bool:
+        return format_id in self.weight_formats
 
     def weight_layout(self, format_id: str, card_features: frozenset[str]) -> WeightLayout | None:
         """The layout the engine loads ``format_id`` in on a card with ``card_features``; None: as stored."""

@@ -50,6 +50,8 @@ UNIT_PATTERNS: dict[str, tuple[str, str | None]] = {
     "batch": ("batch {n}", None),
     "head dim": ("head dim {n}", None),
     "W": ("{n} W", None),
+    "bits": ("{n} bits", None),
+    "GB/GiB": ("{n} GB/GiB", None),
 }
 MONEY_PERIODS = {
     "USD": None,

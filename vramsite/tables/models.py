@@ -10,6 +10,7 @@ from ..load.model import MethodKind
 from .guide import figure_cell, gpu_header, lacks_cell, lookup_answer, method_label, not_held_cell, tokens_label
 from .model import Cell, Column, Fig, Flag, Link, Msg, Names, Row, Table, Text
 from .selection_words import selection_words
+from .serving import choice_cell
 
 PAST_MAXIMUM = "past the model’s maximum"
 
@@ -36,7 +37,6 @@ def models_table(guide: Guide) -> Table | None:
     (None where the site has no catalogue)."""
     if not guide.catalogue:
         return None
-    method = guide.default_inference()
     bf16 = guide.kv_precision()
     columns = (
         Column(Msg.of("Layers"), False, "layer_kinds"),
@@ -44,27 +44,16 @@ def models_table(guide: Guide) -> Table | None:
         Column(Msg.of("Active parameters"), True, "active_params"),
         Column(Msg.of("Longest context"), True, "max_context"),
         Column(Msg.of("KV per token ({precision})", precision=Text(bf16.label)), True, "kv_per_token"),
-        Column(Msg.of(selection_words(guide.data.lookup.selection).fit_column, method=method_label(method)), False,
-               "cheapest_fit"),
+        Column(Msg.of("Ships in"), False, "native_format"),
+        Column(Msg.of(selection_words(guide.data.lookup.selection).start_column), False, "starts_on"),
     )
     rows = []
     for model in guide.catalogue:
         cells = (layer_kinds(model), figure_cell(model.params), figure_cell(model.active_params),
                  figure_cell(model.max_context), figure_cell(model.kv_per_token(bf16.id)),
-                 lookup_cell(model.lookup(method)))
+                 Cell(Text(model.native_format().name)), choice_cell(guide, model.serving_choice(model.native_format().id)))
         rows.append(Row(model_header(model, Text(model.architecture)), cells, model.id))
     return Table("models", Msg.of("Every model in the catalogue"), Msg.of("Model"), columns, tuple(rows))
-
-
-def model_weights_table(guide: Guide, model: str) -> Table:
-    """The weights of every parameter, experts included, at each precision."""
-    view = guide.catalogue_model(model)
-    columns = (Column(Msg.of("Weights"), True, "weights_gb"), Column(Msg.of("Read per token"), True, "read_gb"))
-    rows = tuple(Row(Cell(Text(precision.label)), (figure_cell(view.weights(precision.id)),
-                                                  figure_cell(view.decode_read(precision.id))), precision.id)
-                 for precision in guide.data.precisions)
-    return Table(f"model-weights-{view.id}", Msg.of("{model} weights by precision", model=Text(view.name)),
-                 Msg.of("Precision"), columns, rows)
 
 
 def model_kv_table(guide: Guide, model: str, contexts: list[int]) -> Table:
@@ -93,107 +82,20 @@ def model_kv_table(guide: Guide, model: str, contexts: list[int]) -> Table:
 
 
 def model_methods_table(guide: Guide, model: str) -> Table:
-    """For each method of the lookup grid: the memory it needs on one card, and the configuration the rule picks."""
+    """For each fine-tuning method of the lookup grid: the memory it needs on one card, and the configuration the
+    rule picks (serving is sized by its engine: tables/serving.py)."""
     view, words = guide.catalogue_model(model), selection_words(guide.data.lookup.selection)
     columns = (Column(Msg.of("Needs on one card"), True, "need_gb"),
                Column(Msg.of(words.methods_column), False, "configuration"))
     rows = tuple(Row(Cell(method_label(method)), (figure_cell(view.need(method).total), lookup_cell(view.lookup(method))),
                      method.id)
-                 for method in guide.columns)
+                 for method in guide.columns if method.kind != MethodKind.INFERENCE)
     return Table(f"model-methods-{view.id}", Msg.of(words.methods_caption, model=Text(view.name)),
                  Msg.of("Method"), columns, rows)
 
 
-def _inference_methods(guide: Guide):
-    return [guide.inference_method(method.precision.id) for method in guide.columns
-            if method.kind == MethodKind.INFERENCE]
-
-
-def _per_card_table(guide: Guide, view, kind: str, caption: Msg, card_figure, cell_of) -> Table:
-    """A row per card (largest memory first), a column per inference precision; ``cell_of(card, method)``
-    fills a cell where the card has the precision's hardware."""
-    methods = _inference_methods(guide)
-    columns = tuple(Column(method_label(method), True, method.id) for method in methods)
-    rows = []
-    for card in guide.gpus_by_memory():
-        cells = tuple(lacks_cell(card.gpu, method) or cell_of(card, method) for method in methods)
-        rows.append(Row(gpu_header(card, Fig(card_figure(card))), cells, card.id))
-    return Table(f"model-{kind}-{view.id}", caption, Msg.of("GPU"), columns, tuple(rows))
-
-
-def model_context_table(guide: Guide, model: str) -> Table:
-    """The longest context one card holds at each inference precision (one sequence)."""
-    view = guide.catalogue_model(model)
-
-    def cell(card, method) -> Cell:
-        tokens = view.longest_context(card.memory, method.precision.id, batch=1)
-        return figure_cell(tokens) if tokens else not_held_cell()
-
-    return _per_card_table(guide, view, "context", Msg.of("Longest context of {model} on one card",
-                                                          model=Text(view.name)), lambda card: card.memory, cell)
-
-
-def model_sequences_table(guide: Guide, model: str, context: int) -> Table:
-    """How many sequences of ``context`` tokens one card holds beside the weights, per inference precision."""
-    view = guide.catalogue_model(model)
-
-    def cell(card, method) -> Cell:
-        count = view.sequences(card.memory, method.precision.id, context=context)
-        return figure_cell(count) if count else not_held_cell()
-
-    caption = Msg.of("Sequences of {context} tokens {model} serves on one card", context=tokens_label(context),
-                     model=Text(view.name))
-    return _per_card_table(guide, view, "sequences", caption, lambda card: card.memory, cell)
-
-
-def model_ceilings_table(guide: Guide, model: str) -> Table:
-    """The decode ceiling of one stream on one card: bandwidth ÷ the weights a token reads (active ones)."""
-    view = guide.catalogue_model(model)
-
-    def cell(card, method) -> Cell:
-        if not view.fits_one(card, method):
-            return not_held_cell()
-        ceiling = view.decode_ceiling(card.id, method.precision.id)
-        return Cell(Fig(ceiling), value=ceiling)
-
-    return _per_card_table(guide, view, "ceilings", Msg.of("Decode ceiling of {model} on one card",
-                                                           model=Text(view.name)), lambda card: card.bandwidth, cell)
-
-
-def model_cost_table(guide: Guide, model: str) -> Table | None:
-    """At the default precision, on each card that holds the model alone: its price per GPU-hour, its
-    decode ceiling, and what a million tokens cost at that ceiling; the cheapest is marked."""
-    view = guide.catalogue_model(model)
-    method = guide.default_inference()
-    precision = method.precision.id
-    best = view.cheapest_to_run(precision)
-    columns = (Column(Msg.of("Price per GPU-hour"), True, "usd_per_hour"),
-               Column(Msg.of("Decode ceiling"), True, "tokens_per_second"),
-               Column(Msg.of("Per million tokens"), True, "usd_per_million_tokens"))
-    rows = []
-    for card in guide.gpus:
-        if card.hourly is None or not view.fits_one(card, method):
-            continue
-        per_million = view.usd_per_million_tokens(card, precision)
-        flags = ("cheapest",) if best is not None and card.id == best.id else ()
-        cells = (figure_cell(card.hourly), figure_cell(view.decode_ceiling(card.id, precision)),
-                 Cell(Fig(per_million), sub=Flag("cheapest") if flags else None, flags=flags, value=per_million))
-        rows.append(Row(gpu_header(card), cells, card.id))
-    if not rows:  # no card holds the model alone
-        return None
-    rows.sort(key=lambda row: (row.cells[2].value.value, row.key))
-    return Table(f"model-cost-{view.id}", Msg.of("What {model} costs per million tokens, {method}", model=Text(view.name),
-                                           method=method_label(method)),
-                 Msg.of("GPU"), columns, tuple(rows))
-
-
 MODEL_TABLES = {
     "models": models_table,
-    "model_weights": model_weights_table,
     "model_kv": model_kv_table,
     "model_methods": model_methods_table,
-    "model_context": model_context_table,
-    "model_sequences": model_sequences_table,
-    "model_ceilings": model_ceilings_table,
-    "model_cost": model_cost_table,
 }

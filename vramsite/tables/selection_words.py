@@ -20,8 +20,8 @@ class SelectionWords:
     so its name says so: the offers listed below the answer may include cheaper pairs of cards."""
     lookup_caption: str
     """The lookup grid's caption."""
-    fit_column: str
-    """The model catalogue's column of answers; ``{method}`` is the method."""
+    start_column: str
+    """The model catalogue's column of answers: where the model's engine starts it in its own format."""
     methods_caption: str
     """A model page's table of answers by method; ``{model}`` is the model."""
     methods_column: str
@@ -32,14 +32,14 @@ WORDS = {
     Selection.CHEAPEST: SelectionWords(
         rule="Cheapest fit (one card first)",
         lookup_caption="The cheapest card that fits",
-        fit_column="Cheapest fit, {method}",
+        start_column="Cheapest where it starts (one card first)",
         methods_caption="The cheapest card for {model}, by method",
         methods_column="Cheapest configuration",
     ),
     Selection.SMALLEST_FIT: SelectionWords(
         rule="Smallest fit",
         lookup_caption="The smallest card that fits",
-        fit_column="Smallest fit, {method}",
+        start_column="Smallest where it starts",
         methods_caption="The smallest card for {model}, by method",
         methods_column="Smallest configuration",
     ),

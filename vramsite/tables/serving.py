@@ -1,0 +1,199 @@
+"""Tables whose verdicts are a serving engine's (calc/serving.py): a real model's formats, the configuration on
+which its engine starts, the context and sequences each card holds, decode ceilings and costs; and on a GPU page,
+the real models that start on that card.
+
+Each cell that says a model runs says so because the engine named in the table's caption starts with the asked
+context under its default settings; a cell where it does not gives the reason in a word: "does not start", or the
+hardware the format needs.
+"""
+
+from __future__ import annotations
+
+from ..calc.guide import CatalogueView, Guide
+from ..calc.serving import Verdict, longest_context, room_tokens, sequences_held, serving_engine
+from .guide import cards_label, figure_cell, gpu_header, tokens_label
+from .model import Cell, Column, Fig, Flag, Link, Msg, Row, Table, Text
+
+NATIVE = "the checkpoint’s format"
+DOES_NOT_START = "does not start"
+
+
+def engine_name(guide: Guide, weight_format) -> str:
+    """The engine a verdict for the format names (calc/serving.serving_engine)."""
+    return serving_engine(guide.data.engines, weight_format).name
+
+
+def format_header(view: CatalogueView, weight_format) -> Cell:
+    native = weight_format.id == view.native_format().id
+    return Cell(Text(weight_format.name), sub=Msg.of(NATIVE) if native else None)
+
+
+def refusal_cell(answer: Verdict) -> Cell:
+    """Why the engine gives no figure here: the feature the card lacks, or that it does not start."""
+    if answer.refusal and answer.refusal.startswith("needs "):
+        feature = answer.weight_format.requires_feature
+        return Cell(Msg.of("no {feature}", feature=Text(feature.upper())), flags=("no",))
+    return Cell(Flag(DOES_NOT_START), flags=("no",))
+
+
+def choice_cell(guide: Guide, choice) -> Cell:
+    """'2× H100 SXM' over the engine's name, or that no configuration we rent starts it."""
+    if choice is None:
+        return Cell(Flag(DOES_NOT_START), flags=("no", "sales"))
+    card = guide.gpu(choice.offer.gpu.id)
+    link = Link(("gpu", card.id), Text(card.name))
+    what = link if choice.offer.count == 1 else cards_label(choice.offer.count, link)
+    return Cell(what, sub=Text(choice.verdict.engine.name), flags=("multi",) if choice.offer.count > 1 else ())
+
+
+def model_formats_table(guide: Guide, model: str, formats: list[str] = ()) -> Table:
+    """The model's weights in each format, the one it ships in first: bits per weight with scales and 16-bit
+    parts, the bytes in memory, the bytes a token reads, and the engine that loads the format."""
+    view = guide.catalogue_model(model)
+    columns = (Column(Msg.of("Bits per weight"), True, "bits_per_weight"),
+               Column(Msg.of("Weights"), True, "weights_gb"),
+               Column(Msg.of("Read per token"), True, "read_gb"),
+               Column(Msg.of("Engine"), False, "engine"))
+    rows = tuple(Row(format_header(view, weight_format),
+                     (figure_cell(view.format_bits(weight_format.id)), figure_cell(view.format_weights(weight_format.id)),
+                      figure_cell(view.format_read(weight_format.id)),
+                      Cell(Text(engine_name(guide, weight_format)))), weight_format.id)
+                 for weight_format in view.formats(tuple(formats)))
+    return Table(f"model-weights-{view.id}", Msg.of("{model} weights by format", model=Text(view.name)),
+                 Msg.of("Format"), columns, rows)
+
+
+def model_serving_table(guide: Guide, model: str, formats: list[str] = ()) -> Table:
+    """For each format, the configuration the site's selection rule prefers among those on which the format's
+    engine starts at the site's context and batch: the weights each card holds, the order, its price, and the
+    tokens of KV cache each card has room for."""
+    view = guide.catalogue_model(model)
+    columns = (Column(Msg.of("Weights per card"), True, "weights_per_card_gb"),
+               Column(Msg.of("Configuration"), False, "configuration"),
+               Column(Msg.of("Price"), True, "price"),
+               Column(Msg.of("KV cache room per card"), True, "kv_tokens"))
+    rows = []
+    for weight_format in view.formats(tuple(formats)):
+        choice = view.serving_choice(weight_format.id)
+        header = format_header(view, weight_format)
+        if choice is None:
+            rows.append(Row(header, (Cell(), choice_cell(guide, None), Cell(), Cell()), weight_format.id))
+            continue
+        rows.append(Row(header, (figure_cell(view.in_gb(choice.verdict.weights_gib)), choice_cell(guide, choice),
+                                 figure_cell(guide.gpu(choice.offer.gpu.id).order(choice.offer.count), period=True),
+                                 figure_cell(room_tokens(choice.verdict, view.model, guide.serving_kv()))),
+                        weight_format.id))
+    caption = Msg.of("Where {model} starts, by format", model=Text(view.name))
+    return Table(f"model-serving-{view.id}", caption, Msg.of("Format"), columns, tuple(rows))
+
+
+def _per_card(guide: Guide, view: CatalogueView, kind: str, caption: Msg, formats, card_figure, cell_of,
+              context: int | None = None) -> Table:
+    """A row per card (largest memory first), a column per format; ``cell_of(card, answer)`` fills a cell where
+    the engine starts with ``context`` tokens (default: the site's), else the reason it does not."""
+    shown = view.formats(tuple(formats))
+    columns = tuple(Column(Text(weight_format.name), True, weight_format.id) for weight_format in shown)
+    rows = []
+    for card in guide.gpus_by_memory():
+        cells = []
+        for weight_format in shown:
+            answer = view.serve(weight_format.id, card.gpu, 1, context=context, sequences=1)
+            cells.append((cell_of(card, answer) or refusal_cell(answer)) if answer.starts else refusal_cell(answer))
+        rows.append(Row(gpu_header(card, Fig(card_figure(card))), tuple(cells), card.id))
+    return Table(f"model-{kind}-{view.id}", caption, Msg.of("GPU"), columns, tuple(rows))
+
+
+def model_context_table(guide: Guide, model: str, formats: list[str] = ()) -> Table:
+    """The longest context one sequence may have on one card, per format, under the format's engine."""
+    view = guide.catalogue_model(model)
+
+    def cell(card, answer: Verdict) -> Cell:
+        tokens = longest_context(answer, view.model, guide.serving_kv())
+        return figure_cell(tokens) if tokens else Cell(Flag(DOES_NOT_START), flags=("no",))
+
+    return _per_card(guide, view, "context", Msg.of("Longest context of {model} on one card", model=Text(view.name)),
+                     formats, lambda card: card.memory, cell)
+
+
+def model_sequences_table(guide: Guide, model: str, context: int, formats: list[str] = ()) -> Table:
+    """How many sequences of ``context`` tokens one card holds, per format, once the engine starts with that
+    context."""
+    view = guide.catalogue_model(model)
+
+    def cell(card, answer: Verdict) -> Cell | None:
+        held = sequences_held(answer, view.model, guide.serving_kv(), context)
+        return figure_cell(held) if held else None
+
+    caption = Msg.of("Sequences of {context} tokens {model} serves on one card", context=tokens_label(context),
+                     model=Text(view.name))
+    return _per_card(guide, view, "sequences", caption, formats, lambda card: card.memory, cell, context)
+
+
+
+def model_ceilings_table(guide: Guide, model: str, formats: list[str] = ()) -> Table:
+    """The decode ceiling of one stream on one card where the engine starts: bandwidth ÷ the bytes a token reads
+    in the format."""
+    view = guide.catalogue_model(model)
+
+    def cell(card, answer: Verdict) -> Cell:
+        ceiling = view.format_ceiling(card.id, answer.weight_format.id)
+        return Cell(Fig(ceiling), value=ceiling)
+
+    return _per_card(guide, view, "ceilings", Msg.of("Decode ceiling of {model} on one card", model=Text(view.name)),
+                     formats, lambda card: card.bandwidth, cell)
+
+
+def model_cost_table(guide: Guide, model: str) -> Table | None:
+    """In the format the model ships in, on each priced card where its engine starts alone: the price per
+    GPU-hour, the decode ceiling, and what a million tokens cost at that ceiling; the cheapest is marked."""
+    view = guide.catalogue_model(model)
+    native = view.native_format().id
+    best = view.cheapest_to_run_format(native)
+    columns = (Column(Msg.of("Price per GPU-hour"), True, "usd_per_hour"),
+               Column(Msg.of("Decode ceiling"), True, "tokens_per_second"),
+               Column(Msg.of("Per million tokens"), True, "usd_per_million_tokens"))
+    rows = []
+    for card in view.runs_alone(native):
+        per_million = view.format_usd_per_million_tokens(card, native)
+        flags = ("cheapest",) if best is not None and card.id == best.id else ()
+        cells = (figure_cell(card.hourly), figure_cell(view.format_ceiling(card.id, native)),
+                 Cell(Fig(per_million), sub=Flag("cheapest") if flags else None, flags=flags, value=per_million))
+        rows.append(Row(gpu_header(card), cells, card.id))
+    if not rows:
+        return None
+    rows.sort(key=lambda row: (row.cells[2].value.value, row.key))
+    return Table(f"model-cost-{view.id}", Msg.of("What {model} costs per million tokens, {method}", model=Text(view.name),
+                                                 method=Text(view.native_format().name)),
+                 Msg.of("GPU"), columns, tuple(rows))
+
+
+def gpu_models_table(guide: Guide, gpu: str) -> Table | None:
+    """Every real model in the format it ships in on one card of ``gpu``: the engine, the weights, and the KV
+    cache room it leaves at the site's context, or why it does not start (None where the site has no catalogue
+    or no engines)."""
+    if not guide.catalogue or not guide.serves:
+        return None
+    card = guide.gpu(gpu)
+    columns = (Column(Msg.of("Format"), False, "format"), Column(Msg.of("Engine"), False, "engine"),
+               Column(Msg.of("Weights"), True, "weights_gb"),
+               Column(Msg.of("KV cache room per card"), True, "kv_tokens"))
+    rows = []
+    for view in guide.catalogue:
+        native = view.native_format()
+        answer = view.serve(native.id, card.gpu)
+        room = figure_cell(room_tokens(answer, view.model, guide.serving_kv())) if answer.fits else refusal_cell(answer)
+        rows.append(Row(Cell(Link(("model", view.id), Text(view.name))), (Cell(Text(native.name)), Cell(Text(answer.engine.name)),
+                                             figure_cell(view.in_gb(answer.weights_gib)), room), view.id))
+    return Table(f"gpu-models-{card.id}", Msg.of("Real models on one {card}", card=Text(card.name)), Msg.of("Model"),
+                 columns, tuple(rows))
+
+
+SERVING_TABLES = {
+    "model_weights": model_formats_table,
+    "model_serving": model_serving_table,
+    "model_context": model_context_table,
+    "model_sequences": model_sequences_table,
+    "model_ceilings": model_ceilings_table,
+    "model_cost": model_cost_table,
+    "gpu_models": gpu_models_table,
+}
