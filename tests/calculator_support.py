@@ -14,7 +14,7 @@ import random
 import re
 import shutil
 import subprocess
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from decimal import Decimal
 from functools import cached_property
 from pathlib import Path
@@ -45,7 +45,8 @@ class Expectation:
 def state_of(case: Case) -> dict:
     """The case as the script's state (what the form holds once checked)."""
     state = {"model": case.model, "method": case.method, "precision": case.precision,
-             "kv_precision": case.kv_precision, "context": case.context, "batch": case.batch}
+             "kv_precision": case.kv_precision, "context": case.context, "batch": case.batch,
+             "format": case.weight_format}
     if case.custom is not None:
         state.update({key: (format(value, "f") if isinstance(value, Decimal) else value)
                       for key, value in asdict(case.custom).items()})
@@ -116,6 +117,7 @@ class SiteCalculator:
         methods = [INFERENCE] + [m.id for m in data.methods if m.kind != MethodKind.INFERENCE]
         kv = [p["id"] for p in self.data(self.locales()[0])["kv_precisions"]] or [None]
         counts_kv = bool(kv[0])
+        formats = [None, *(item.id for item in data.weight_formats)]  # one a model does not offer falls back
         cases = []
         for _ in range(count):
             model = rng.choice(models + [CUSTOM])
@@ -129,7 +131,7 @@ class SiteCalculator:
             context = min(context, limit) if context else None
             batch = rng.choice([1, 2, 3, 8, 32, rng.randint(1, 512)]) if counts_kv else None
             cases.append(Case(model, rng.choice(methods), rng.choice([p.id for p in data.precisions]),
-                              rng.choice(kv), context, batch, custom))
+                              rng.choice(kv), context, batch, custom, rng.choice(formats)))
         return cases
 
     # -- the tables ----------------------------------------------------------
@@ -164,6 +166,14 @@ class SiteCalculator:
                 yield case, ("choice", "price"), fmt.figure(found.choice.price)
             else:
                 yield case, ("choice", "nodes"), fmt.figure(found.nodes) if found.nodes is not None else "—"
+            return
+        if table.startswith("model-serving-") and column in ("configuration", "price") and "no" not in cell.flags:
+            model = table.removeprefix("model-serving-")
+            case = replace(self.case(model, guide.default_inference()), weight_format=row)
+            if column == "configuration":
+                yield case, ("choice", "config"), text(cell.content)
+            else:
+                yield case, ("choice", "price"), fmt.figure(cell.value)
             return
         if cell.value is None:
             return

@@ -38,6 +38,8 @@ def test_every_table_cell_the_calculator_shows_reads_the_same_in_the_script(site
         assert kinds["line"] and kinds["choice"], kinds
         if site.name == "default":
             assert kinds["per_token"] and kinds["offer"], kinds
+            # the engine's verdicts: where each format starts, as the model pages give it
+            assert sum(e.where.startswith("model-serving-") for e in expected) >= 2 * len(site.build.data.catalogue)
         answers = run_node(data, [state_of(e.case) for e in expected])
         wrong = [f"{e.where} {e.path}: table {e.text!r}, calculator {pick(found, e.path)!r}"
                  for e, found in zip(expected, answers) if pick(found, e.path) != e.text]

@@ -134,7 +134,10 @@ def test_a_reader_changes_the_case_and_the_link_gives_it_back(served, browser):
     before = _answer_text(browser)
     data = _page_data(browser)
     Select(browser.find_element("name", "model")).select_by_value(data["models"][-1]["id"])
-    Select(browser.find_element("name", "precision")).select_by_index(len(data["precisions"]) - 1)
+    if data.get("serving", {}).get(data["models"][-1]["id"]):  # a catalogue model: its engine sizes each format
+        Select(browser.find_element("name", "format")).select_by_index(len(data["formats"]) - 1)
+    else:
+        Select(browser.find_element("name", "precision")).select_by_index(len(data["precisions"]) - 1)
     if data["kv_precisions"]:
         _type(browser, "batch", "3")
     after = _answer_text(browser)

@@ -260,15 +260,80 @@ var VramCalculator = (function () {
     if (!model || !method) return null;
     var kv = data.kv_precisions.length ? findById(data.kv_precisions, state.kv_precision) : null;
     if (data.kv_precisions.length && !kv) return null;
-    return { model: model, method: method, kv: kv, context: state.context, batch: state.batch };
+    return { model: model, method: method, kv: kv, context: state.context, batch: state.batch,
+      format: servedFormat(data, state) };
+  }
+  // The weight format a state is served in, where the format's engine sizes it (calc/serving.py; answer.py
+  // serving_format): the state's where the model offers it, else the one the model ships in.
+  function servedFormat(data, state) {
+    var served = data.serving && data.serving[state.model];
+    if (!served || state.method !== "inference") return null;
+    return served.formats[state.format] ? state.format : served.native;
   }
   function customModel(state) {
     return { id: "custom", name: "custom", shape: "reference", params: state.params, layers: state.layers,
       kv_heads: state.kv_heads, head_dim: state.head_dim };
   }
 
+  // -- a catalogue model served by its engine (vramsite/render/calculator/answer.py served_answer) ----------
+  var GIB = Q(2n ** 30n), GB = Q(10n ** 9n), GIB_IN_GB = Q(2n ** 30n, 10n ** 9n);
+  function floorQ(a) { var q = a.n / a.d; return a.n < 0n && q * a.d !== a.n ? q - 1n : q; }
+  function servedRow(data, w, c, f, o, entry) {
+    var request = f.request, cards = o.count, groups, share;
+    if (request) { groups = c.model.groups; share = int(cards); }
+    else { groups = c.model.groups.map(function (g) { return KINDS[g.kind].onOneCard(g, cards); }); share = ONE; }
+    var b = elementBytes(c.kv), room = mul(dec(entry[0]), GIB);
+    var perTok = div(total(groups.map(function (g) { return KINDS[g.kind].perToken(g, b); }), "B", "count").v, share);
+    var each = div(sequencesMemory(groups, b, c.context, 1).v, PER_GB);  // bytes of one sequence, cache and state
+    var need = div(mul(each, int(c.batch)), share);
+    if (cmp(room, need) < 0) return null;
+    if (!request) {
+      var tokens = perTok.n !== 0n && room.n > 0n ? floorQ(div(room, perTok)) : 0n;
+      if (tokens <= 0n || tokens < BigInt(c.context)) return null;
+    }
+    var headroom = F(div(sub(room, need), GB), "GB", "memory", "headroom", "−",
+      [F(div(room, GB), "GB", "memory", "room"), F(div(need, GB), "GB", "memory", "need")]);
+    var price = orderPrice(data, o);
+    var bw = given(dec(o.bandwidth), "GB/s", "bandwidth", "bandwidth");
+    if (cards > 1) bw = product([given(cards, "cards", "count"), bw], "GB/s", "bandwidth", "combined bandwidth");
+    var top = quotient(bw, given(dec(f.read), "GB", "weights", "weights read per token"), "tokens/s", "throughput", "decode ceiling");
+    var limit = dec(cards === 1 ? data.market.tight_single : data.market.tight_per_card);
+    return { key: cards + "x-" + o.card, config: w.config(o), per_card: w.figure(F(mul(dec(entry[1]), GIB_IN_GB), "GB", "weights", "per card", "×", [given(dec(entry[1]), "GiB", "memory"), given(GIB_IN_GB, "GB/GiB", "factor")])),
+      headroom: w.figure(headroom), headroom_explain: "", price: w.figure(price, true), price_explain: w.explain(price),
+      price_plain: w.figure(price), ceiling: w.figure(top), ceiling_explain: w.explain(top), tight: cmp(headroom.v, limit) < 0 };
+  }
+  function servedAnswer(data, c) {
+    var w = new Words(data), f = data.serving[c.model.id].formats[c.format];
+    var bytes = given(dec(f.weight_bytes), "B", "count", "bytes");
+    var lines = [w.line(F(div(bytes.v, GB), "GB", "weights", "weights", "÷", [bytes, given(GB, "B/GB", "factor", "bytes per GB")])),
+      w.line(sequencesMemory(c.model.groups, elementBytes(c.kv), c.context, c.batch))];
+    var t = perToken(c);
+    var result = { lines: lines, per_token: t ? w.line(t) : null, offers: [], total: false, engine: f.engine_name,
+      caption: w.ui("Where {engine} starts").replace("{engine}", f.engine_name) };
+    var stored = data.serving_kv[f.engine] || {};
+    if (!Object.prototype.hasOwnProperty.call(stored, c.kv.id)) {
+      result.choice = { none: w.ui("{engine} does not store this KV cache format.").replace("{engine}", f.engine_name) };
+      return result;
+    }
+    data.offers.forEach(function (o, i) {
+      var entry = f.offers[i];
+      if (!entry) return;
+      var row = servedRow(data, w, c, f, o, entry);
+      if (row) result.offers.push(row);
+    });
+    if (result.offers.length) {
+      var first = result.offers[0];
+      result.choice = { config: first.config, price: first.price_plain, tight: first.tight };
+    } else {
+      result.choice = { none: w.ui("{engine} starts it on none of our configurations.").replace("{engine}", f.engine_name) };
+    }
+    result.offers.forEach(function (row) { delete row.price_plain; });
+    return result;
+  }
+
   function answer(data, state) {
     var c = resolve(data, state);
+    if (c.format) return servedAnswer(data, c);
     var w = new Words(data), m = need(data, c, 1), method = c.method;
     var lines = [w.line(m.weights)];
     if (method.adapter) lines.push(w.line(m.adapter));
@@ -292,7 +357,7 @@ var VramCalculator = (function () {
       offers.push(row);
     });
     return { lines: lines, per_token: (function () { var t = perToken(c); return t ? w.line(t) : null; })(),
-      offers: offers, choice: chosen || nodesNeeded(data, w, allowed, needOn) };
+      offers: offers, choice: chosen || nodesNeeded(data, w, allowed, needOn), total: true, caption: w.ui("Cards that fit") };
   }
   function nodesNeeded(data, w, allowed, needOn) {
     var n = data.market.node_cards, largest = null;
@@ -317,11 +382,13 @@ var VramCalculator = (function () {
     var ui = data.ui, out = [], rows = result.lines.concat(result.per_token ? [result.per_token] : []);
     out.push('<dl class="calc-lines">');
     rows.forEach(function (line, i) {
-      out.push('<div class="calc-line' + (i === result.lines.length - 1 ? " calc-total" : "") + '"><dt>' + e(line.label) + "</dt><dd>" + e(line.value) + "</dd></div>");
+      out.push('<div class="calc-line' + (result.total && i === result.lines.length - 1 ? " calc-total" : "") + '"><dt>' + e(line.label) + "</dt><dd>" + e(line.value) + "</dd></div>");
     });
     out.push("</dl>");
     var choice = result.choice, offers = result.offers;
-    if (choice.nodes !== undefined) {
+    if (choice.none !== undefined) {
+      out.push('<p class="calc-choice">' + e(choice.none) + "</p>");
+    } else if (choice.nodes !== undefined) {
       out.push('<p class="calc-choice">' + e(ui["Nothing fits: it takes {nodes}; talk to sales."].replace("{nodes}", choice.nodes)) + "</p>");
     } else {
       out.push('<p class="calc-choice"><strong>' + e(data.rule) + "</strong> " + e(ui["{choice}, {price}"].replace("{choice}", choice.config).replace("{price}", choice.price)) +
@@ -335,7 +402,7 @@ var VramCalculator = (function () {
     if (offers.length) {
       var ceilings = offers.some(function (o) { return o.ceiling; });
       var heads = ["Configuration", "Per card", "Headroom per card", "Price"].concat(ceilings ? ["Decode ceiling"] : []);
-      out.push('<div class="calc-offers"><table><caption>' + e(ui["Cards that fit"]) + "</caption><thead><tr>");
+      out.push('<div class="calc-offers"><table><caption>' + e(result.caption) + "</caption><thead><tr>");
       heads.forEach(function (h) { out.push('<th scope="col">' + e(ui[h]) + "</th>"); });
       out.push("</tr></thead><tbody>");
       offers.forEach(function (o) {
@@ -351,6 +418,11 @@ var VramCalculator = (function () {
   }
   function summary(result, data) {
     var total = result.lines[result.lines.length - 1].value, c = result.choice, ui = data.ui;
+    if (c.none !== undefined) return c.none;
+    if (result.engine) {
+      return ui["{engine} starts it. {rule}: {choice}, {price}."].replace("{engine}", result.engine).replace("{rule}", data.rule)
+        .replace("{choice}", c.config).replace("{price}", c.price);
+    }
     if (c.nodes !== undefined) return ui["Needs {total}. Nothing fits."].replace("{total}", total);
     return ui["Needs {total}. {rule}: {choice}, {price}."].replace("{total}", total).replace("{rule}", data.rule)
       .replace("{choice}", c.config).replace("{price}", c.price);
@@ -364,8 +436,9 @@ var VramCalculator = (function () {
     var method = raw.method === "inference" ? data.inference[raw.precision] : findById(data.methods, raw.method);
     var kv = data.kv_precisions.length > 0 && (!method || method.kv_cache);
     var custom = raw.model === "custom";
+    var served = raw.method === "inference" && !!(data.serving && data.serving[raw.model]);
     return { params: custom, layers: custom && kv, kv_heads: custom && kv, head_dim: custom && kv, context: kv, batch: kv,
-      precision: raw.method === "inference", kv_precision: kv };
+      precision: raw.method === "inference" && !served, format: served, kv_precision: kv };
   }
   function numberError(w, text, whole, max, tooLong) {
     var s = String(text == null ? "" : text).trim();
@@ -386,6 +459,7 @@ var VramCalculator = (function () {
     state.method = raw.method === "inference" || findById(data.methods, raw.method) ? raw.method : data.defaults.method;
     state.precision = data.inference[raw.precision] ? raw.precision : data.defaults.precision;
     state.kv_precision = findById(data.kv_precisions, raw.kv_precision) ? raw.kv_precision : data.defaults.kv_precision;
+    state.format = raw.format || data.defaults.format;
     if (!model && state.model !== "custom") model = findById(data.models, state.model);
     var whole = { layers: true, kv_heads: true, head_dim: true, context: true, batch: true, params: false };
     Object.keys(LIMITS).forEach(function (name) {
@@ -400,7 +474,7 @@ var VramCalculator = (function () {
   }
 
   // -- the page ------------------------------------------------------------------
-  var FIELDS = ["model", "method", "precision", "kv_precision", "context", "batch", "params", "layers", "kv_heads", "head_dim"];
+  var FIELDS = ["model", "method", "precision", "format", "kv_precision", "context", "batch", "params", "layers", "kv_heads", "head_dim"];
   function init(root) {
     var data = JSON.parse(root.querySelector("script[type='application/json']").textContent);
     var form = root.querySelector("form"), out = root.querySelector(".calc-out"), status = root.querySelector(".calc-status"), link = root.querySelector(".calc-link");

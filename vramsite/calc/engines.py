@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from decimal import ROUND_FLOOR, ROUND_HALF_EVEN, Decimal
+from functools import lru_cache
 from typing import Callable, Mapping
 
 from ..errors import UnknownId
@@ -93,7 +94,7 @@ class Request:
 
     @property
     def layers(self) -> tuple[attention.LayerKind, ...]:
-        return attention.on_one_card(attention.model_layers(self.model), self.cards)
+        return layers_on_one_card(self.model, self.cards)
 
 
 # -- looking up ----------------------------------------------------------------
@@ -115,6 +116,12 @@ def kv_format_by_id(engines: Engines, engine: Engine, format_id: str) -> KvCache
 # -- shared terms ----------------------------------------------------------------
 
 
+@lru_cache(maxsize=1024)
+def layers_on_one_card(model: CatalogueModel, cards: int) -> tuple[attention.LayerKind, ...]:
+    """The model's layers as each of ``cards`` cards holds them (worked out once per model and count)."""
+    return attention.on_one_card(attention.model_layers(model), cards)
+
+
 def card_gib(card: Gpu | Figure) -> Figure:
     """The memory one card reports to the driver, in GiB.
 
@@ -124,6 +131,11 @@ def card_gib(card: Gpu | Figure) -> Figure:
     """
     if isinstance(card, Figure):
         return card
+    return _reported_gib(card)
+
+
+@lru_cache(maxsize=256)
+def _reported_gib(card: Gpu) -> Figure:
     gb = usable_gb(card) or given(card.memory_gb, "GB", MEMORY, "sold as")
     return product(gb, given(BYTES_PER_GB / BYTES_PER_GIB, "GiB/GB", FACTOR, "GiB per GB"), unit=GIB, kind=MEMORY,
                    label="memory the driver reports")

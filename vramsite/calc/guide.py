@@ -520,9 +520,9 @@ class CatalogueView:
         """The format the checkpoint ships in (BF16 where the catalogue does not say)."""
         return self.guide.weight_format(self.model.native_format or "bf16")
 
-    def formats(self, shown: tuple[str, ...] = ()) -> tuple:
-        """The native format, then ``shown`` (weight format ids), each once."""
-        ids = dict.fromkeys((self.native_format().id, *shown))
+    def formats(self) -> tuple:
+        """The native format, then those weight_formats.yaml ``offered``, each once."""
+        ids = dict.fromkeys((self.native_format().id, *self.guide.data.offered_formats))
         return tuple(self.guide.weight_format(format_id) for format_id in ids)
 
     def serve(self, format_id: str, gpu: Gpu, cards: int = 1, context: int | None = None,

@@ -125,16 +125,29 @@ def verdict(engines: Engines, model: CatalogueModel, weight_format: WeightFormat
 # -- what the room an engine leaves holds ------------------------------------------
 
 
-def kv_room_gb(answer: Verdict) -> Figure | None:
-    """What each card has for sequences, in GB: the engine's KV budget, or for an engine that sizes the cache to
-    the request (llama.cpp) the cache it allocated plus the headroom left; None where the engine does not start."""
-    if not answer.starts:
+def sized_to_request(engine: Engine) -> bool:
+    """The engine allocates the cache the request asks for (llama.cpp) instead of keeping a budget."""
+    return engine.budget == "request"
+
+
+def kv_room_gib(answer: Verdict) -> Figure | None:
+    """What each card has for sequences, in GiB, whatever the context: the engine's KV budget, or for an engine
+    that sizes the cache to the request the cache it allocated plus the headroom left; None where the engine never
+    sizes a cache (the card lacks a feature, the engine the format, the card the memory for the weights)."""
+    if answer.budget is None:
         return None
     room = answer.budget.kv_cache_gib
-    if answer.engine.budget == "request":
+    if sized_to_request(answer.engine):
         room = Figure(room.value + answer.budget.headroom_gib.value, room.unit, room.kind, "room for sequences",
                       Formula("+", (room, answer.budget.headroom_gib)))
-    return in_gb(room, "KV cache room per card")
+    return room
+
+
+def kv_room_gb(answer: Verdict) -> Figure | None:
+    """``kv_room_gib`` in GB, where the engine starts."""
+    if not answer.starts:
+        return None
+    return in_gb(kv_room_gib(answer), "KV cache room per card")
 
 
 def longest_context(answer: Verdict, model: CatalogueModel, kv_format: KvCacheFormat) -> Figure | None:
@@ -144,7 +157,7 @@ def longest_context(answer: Verdict, model: CatalogueModel, kv_format: KvCacheFo
     room = kv_room_gb(answer)
     if room is None:
         return None
-    if answer.engine.budget != "request":
+    if not sized_to_request(answer.engine):
         tokens = min(answer.budget.kv_tokens.value, Decimal(model.max_context))
         return Figure(tokens, "tokens", COUNT, "longest context", Formula("min", (
             answer.budget.kv_tokens, given(model.max_context, "tokens", COUNT, "the model's longest context"))))
@@ -158,7 +171,7 @@ def room_tokens(answer: Verdict, model: CatalogueModel, kv_format: KvCacheFormat
     room = kv_room_gb(answer)
     if room is None:
         return None
-    if answer.engine.budget != "request":
+    if not sized_to_request(answer.engine):
         return answer.budget.kv_tokens
     per_token = attention.kv_bytes_per_token(attention.model_layers(model), element_bytes(kv_format))
     share = per_token.value / answer.cards

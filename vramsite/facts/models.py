@@ -148,17 +148,15 @@ class Serving(Facts):
     engine: str
     utilization: Figure | None
     """vLLM's gpu_memory_utilization default, where the engine has that setting."""
-    formats: tuple[str, ...]
-    """The format ids the page shows after the native one."""
 
 
-def _serving(guide: Guide, view: CatalogueView, formats: tuple[str, ...]) -> Serving:
+def _serving(guide: Guide, view: CatalogueView) -> Serving:
     native = view.native_format()
     engine = serving_engine(guide.data.engines, native)
     setting = next((item for item in engine.settings if item.name == "gpu_memory_utilization"), None)
     utilization = given(setting.default * 100, "%", PERCENT) if setting is not None else None
     return Serving(native.name, view.format_weights(native.id), view.format_bits(native.id), engine.name,
-                   utilization, formats)
+                   utilization)
 
 
 @register("model")
@@ -169,9 +167,8 @@ def model_page(guide: Guide, params: dict, card_view=None, model: CatalogueView 
     method = guide.default_inference()
     kv_precision = guide.kv_precision().id
     contexts = model.contexts_with_max(params.get("kv_contexts", ()))
-    formats = tuple(params.get("formats", ()))
     return ModelPage(model, model.id, method, model.kv_per_token(kv_precision), _layers(model, kv_precision),
-                     _cheapest(guide, model, model.native_format().id), _serving(guide, model, formats), contexts,
+                     _cheapest(guide, model, model.native_format().id), _serving(guide, model), contexts,
                      any(tokens > model.model.max_context for tokens in contexts),
                      params.get("serving_context", guide.data.inference.context_tokens), kv_precision)
 

@@ -192,7 +192,8 @@ class _Checker:
         engines = self.engines()
         self.check_engine_formats(engines, weight_formats)
         return SiteData(site, models, gpus, precisions, inference, finetune, methods, lookup, pricing, discounts,
-                        catalogue, kv_precisions, measurements, weight_formats, engines=engines)
+                        catalogue, kv_precisions, measurements, weight_formats, engines=engines,
+                        offered_formats=self.offered_formats(weight_formats))
 
     def site(self) -> SiteConfig:
         raw = self.docs["site"].value
@@ -373,6 +374,18 @@ class _Checker:
         storage = self.storage_types(raw["storage"])
         return tuple(self.weight_format(item, ("formats", index), storage)
                      for index, item in enumerate(raw["formats"]))
+
+    def offered_formats(self, formats: tuple[WeightFormat, ...]) -> tuple[str, ...]:
+        """weight_formats.yaml ``offered``: ids of its formats."""
+        if "weight_formats" not in self.docs:
+            return ()
+        offered = tuple(self.docs["weight_formats"].value.get("offered", ()))
+        known = [weight_format.id for weight_format in formats]
+        for index, format_id in enumerate(offered):
+            if format_id not in known:
+                self.problem("weight_formats", ("offered", index),
+                             f"unknown weight format {format_id!r} (known: {', '.join(known)})")
+        return offered
 
     def storage_types(self, raw: list[dict]) -> dict[str, Storage]:
         """Each storage by id, its fallback resolved (a fallback names a storage listed before it)."""

@@ -645,6 +645,8 @@ class SiteData:
     """The measuring runs of data/measurements/ (none where the site has no such folder)."""
     weight_formats: tuple[WeightFormat, ...] = ()
     """The formats of data/weight_formats.yaml (none where the site has no such file)."""
+    offered_formats: tuple[str, ...] = ()
+    """The format ids the model pages and the calculator offer after a model's own (weight_formats.yaml offered)."""
     engines: Engines | None = None
     """The serving engines of data/engines.yaml (None where the site has no such file)."""
 

@@ -42,9 +42,6 @@ def param_problems(document: YamlDocument, data: SiteData) -> list[Problem]:
         "model": lambda wanted: _unknown("model", wanted, [model.id for model in data.models], "data/models.yaml"),
         "card": lambda wanted: _unknown("card", wanted, [gpu.id for gpu in data.gpus], "data/gpus.yaml"),
         "card count": lambda count: _not_rented(count, data.lookup.card_counts),
-        # A site without weight formats has no model pages to show them (load_site makes none without a catalogue).
-        "weight format": lambda wanted: _unknown("weight format", wanted, [item.id for item in data.weight_formats],
-                                                 "data/weight_formats.yaml") if data.weight_formats else None,
     })
 
 

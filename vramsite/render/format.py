@@ -52,6 +52,7 @@ UNIT_PATTERNS: dict[str, tuple[str, str | None]] = {
     "W": ("{n} W", None),
     "bits": ("{n} bits", None),
     "GB/GiB": ("{n} GB/GiB", None),
+    "B/GB": ("{n} B/GB", None),
 }
 MONEY_PERIODS = {
     "USD": None,

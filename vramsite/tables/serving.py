@@ -46,7 +46,7 @@ def choice_cell(guide: Guide, choice) -> Cell:
     return Cell(what, sub=Text(choice.verdict.engine.name), flags=("multi",) if choice.offer.count > 1 else ())
 
 
-def model_formats_table(guide: Guide, model: str, formats: list[str] = ()) -> Table:
+def model_formats_table(guide: Guide, model: str) -> Table:
     """The model's weights in each format, the one it ships in first: bits per weight with scales and 16-bit
     parts, the bytes in memory, the bytes a token reads, and the engine that loads the format."""
     view = guide.catalogue_model(model)
@@ -58,12 +58,12 @@ def model_formats_table(guide: Guide, model: str, formats: list[str] = ()) -> Ta
                      (figure_cell(view.format_bits(weight_format.id)), figure_cell(view.format_weights(weight_format.id)),
                       figure_cell(view.format_read(weight_format.id)),
                       Cell(Text(engine_name(guide, weight_format)))), weight_format.id)
-                 for weight_format in view.formats(tuple(formats)))
+                 for weight_format in view.formats())
     return Table(f"model-weights-{view.id}", Msg.of("{model} weights by format", model=Text(view.name)),
                  Msg.of("Format"), columns, rows)
 
 
-def model_serving_table(guide: Guide, model: str, formats: list[str] = ()) -> Table:
+def model_serving_table(guide: Guide, model: str) -> Table:
     """For each format, the configuration the site's selection rule prefers among those on which the format's
     engine starts at the site's context and batch: the weights each card holds, the order, its price, and the
     tokens of KV cache each card has room for."""
@@ -73,7 +73,7 @@ def model_serving_table(guide: Guide, model: str, formats: list[str] = ()) -> Ta
                Column(Msg.of("Price"), True, "price"),
                Column(Msg.of("KV cache room per card"), True, "kv_tokens"))
     rows = []
-    for weight_format in view.formats(tuple(formats)):
+    for weight_format in view.formats():
         choice = view.serving_choice(weight_format.id)
         header = format_header(view, weight_format)
         if choice is None:
@@ -87,11 +87,11 @@ def model_serving_table(guide: Guide, model: str, formats: list[str] = ()) -> Ta
     return Table(f"model-serving-{view.id}", caption, Msg.of("Format"), columns, tuple(rows))
 
 
-def _per_card(guide: Guide, view: CatalogueView, kind: str, caption: Msg, formats, card_figure, cell_of,
+def _per_card(guide: Guide, view: CatalogueView, kind: str, caption: Msg, card_figure, cell_of,
               context: int | None = None) -> Table:
     """A row per card (largest memory first), a column per format; ``cell_of(card, answer)`` fills a cell where
     the engine starts with ``context`` tokens (default: the site's), else the reason it does not."""
-    shown = view.formats(tuple(formats))
+    shown = view.formats()
     columns = tuple(Column(Text(weight_format.name), True, weight_format.id) for weight_format in shown)
     rows = []
     for card in guide.gpus_by_memory():
@@ -103,7 +103,7 @@ def _per_card(guide: Guide, view: CatalogueView, kind: str, caption: Msg, format
     return Table(f"model-{kind}-{view.id}", caption, Msg.of("GPU"), columns, tuple(rows))
 
 
-def model_context_table(guide: Guide, model: str, formats: list[str] = ()) -> Table:
+def model_context_table(guide: Guide, model: str) -> Table:
     """The longest context one sequence may have on one card, per format, under the format's engine."""
     view = guide.catalogue_model(model)
 
@@ -112,10 +112,10 @@ def model_context_table(guide: Guide, model: str, formats: list[str] = ()) -> Ta
         return figure_cell(tokens) if tokens else Cell(Flag(DOES_NOT_START), flags=("no",))
 
     return _per_card(guide, view, "context", Msg.of("Longest context of {model} on one card", model=Text(view.name)),
-                     formats, lambda card: card.memory, cell)
+                     lambda card: card.memory, cell)
 
 
-def model_sequences_table(guide: Guide, model: str, context: int, formats: list[str] = ()) -> Table:
+def model_sequences_table(guide: Guide, model: str, context: int) -> Table:
     """How many sequences of ``context`` tokens one card holds, per format, once the engine starts with that
     context."""
     view = guide.catalogue_model(model)
@@ -126,11 +126,11 @@ def model_sequences_table(guide: Guide, model: str, context: int, formats: list[
 
     caption = Msg.of("Sequences of {context} tokens {model} serves on one card", context=tokens_label(context),
                      model=Text(view.name))
-    return _per_card(guide, view, "sequences", caption, formats, lambda card: card.memory, cell, context)
+    return _per_card(guide, view, "sequences", caption, lambda card: card.memory, cell, context)
 
 
 
-def model_ceilings_table(guide: Guide, model: str, formats: list[str] = ()) -> Table:
+def model_ceilings_table(guide: Guide, model: str) -> Table:
     """The decode ceiling of one stream on one card where the engine starts: bandwidth ÷ the bytes a token reads
     in the format."""
     view = guide.catalogue_model(model)
@@ -140,7 +140,7 @@ def model_ceilings_table(guide: Guide, model: str, formats: list[str] = ()) -> T
         return Cell(Fig(ceiling), value=ceiling)
 
     return _per_card(guide, view, "ceilings", Msg.of("Decode ceiling of {model} on one card", model=Text(view.name)),
-                     formats, lambda card: card.bandwidth, cell)
+                     lambda card: card.bandwidth, cell)
 
 
 def model_cost_table(guide: Guide, model: str) -> Table | None:

@@ -5,10 +5,14 @@ take. Plain JSON; calculator.js ``answer`` gives the same for the same case."""
 
 from __future__ import annotations
 
+from decimal import ROUND_FLOOR, Decimal
 from functools import cache
 
-from ...calc import rules
-from ...calc.figure import Figure
+from ...calc import attention, cost, rules
+from ...calc.figure import BANDWIDTH, COUNT, FACTOR, MEMORY, THROUGHPUT, WEIGHTS, Figure, Formula, given, product, quotient
+from ...calc.weight_formats import weight_bytes
+from ...calc.serving import kv_room_gib, serving_engine, sized_to_request
+from ...units import BYTES_PER_GB, BYTES_PER_GIB
 from ...calc.guide import CatalogueView, Guide, ModelView
 from ...calc.lookup import configuration, lookup, ranked_offers
 from ...load.model import MethodKind, Model
@@ -18,7 +22,7 @@ from ..derivation import explain
 from ..format import Formatter
 from ..i18n import Catalog
 from ..inline import InlineRenderer
-from .case import Case, model_of, need_of, per_token_figure, resolve_method
+from .case import Case, model_of, need_of, per_token_figure, resolve_method, serving_format
 
 def _line(fmt: Formatter, figure: Figure) -> dict:
     return {"label": fmt.gettext(figure.label), "value": fmt.figure(figure), "explain": explain(figure, fmt)}
@@ -44,6 +48,9 @@ def _config_text(fmt: Formatter, gpu, count: int) -> str:
 
 def answer(guide: Guide, fmt: Formatter, catalog: Catalog, case: Case) -> dict:
     """What the calculator shows for ``case``, by the tables' own calculation and formatting."""
+    weight_format = serving_format(guide, case)
+    if weight_format is not None:
+        return served_answer(guide, fmt, catalog, case, weight_format)
     method = resolve_method(guide, case)
     need = need_of(guide, case)
     lines = [_line(fmt, need.weights)]
@@ -81,4 +88,89 @@ def answer(guide: Guide, fmt: Formatter, catalog: Catalog, case: Case) -> dict:
     else:
         choice = {"nodes": fmt.figure(found.nodes) if found.nodes is not None else "—",
                   "sales": catalog.gettext("talk to sales")}
-    return {"lines": lines, "per_token": _per_token(guide, case, fmt), "offers": offers, "choice": choice}
+    return {"lines": lines, "per_token": _per_token(guide, case, fmt), "offers": offers, "choice": choice,
+            "total": True, "caption": catalog.gettext("Cards that fit")}
+
+
+# -- a catalogue model served by its engine (calc/serving.py) ---------------------------------------------
+
+
+def served_answer(guide: Guide, fmt: Formatter, catalog: Catalog, case: Case, format_id: str) -> dict:
+    """The case as the format's engine answers it: the weights and the sequences' cache as lines, then every
+    offer on which the engine starts with the case's context and holds its sequences, from the same verdicts the
+    model pages give (calc/serving.py); calculator.js ``servedAnswer`` works the same from the data."""
+    view = guide.catalogue_model(case.model)
+    weight_format = guide.weight_format(format_id)
+    engine = serving_engine(guide.data.engines, weight_format)
+    kv = case.kv_precision
+    kept = dict(engine.kv_cache_formats)
+    precision = guide.kv_precision(kv) if kv else guide.kv_precision()
+    b = attention.element_bytes(precision)
+    layers = attention.model_layers(view.model)
+    stored = given(weight_bytes(view.model, weight_format).value, "B", COUNT, "bytes")
+    weights = Figure(stored.value / BYTES_PER_GB, "GB", WEIGHTS, "weights",
+                     Formula("÷", (stored, given(BYTES_PER_GB, "B/GB", FACTOR, "bytes per GB"))))
+    lines = [_line(fmt, weights), _line(fmt, attention.sequences_memory(layers, b, case.context, case.batch))]
+    result = {"lines": lines, "per_token": _per_token(guide, case, fmt), "offers": [], "total": False,
+              "engine": engine.name,
+              "caption": catalog.gettext("Where {engine} starts").replace("{engine}", engine.name)}
+    if precision.id not in kept:
+        result["choice"] = {"none": catalog.gettext("{engine} does not store this KV cache format.")
+                            .replace("{engine}", engine.name)}
+        return result
+    read = given(view.format_read(format_id).value, "GB", WEIGHTS, "weights read per token")
+    market = guide.market
+    for offer in guide.serving_offers():
+        verdict = view.serve(format_id, offer.gpu, offer.count)
+        room = kv_room_gib(verdict)
+        if room is None:
+            continue
+        row = _served_row(fmt, market, engine, view, offer, room.value, verdict.weights_gib.value, b, case, read)
+        if row is not None:
+            result["offers"].append(row)
+    if result["offers"]:
+        first = result["offers"][0]
+        result["choice"] = {"config": first["config"], "price": first["price_plain"], "tight": first["tight"]}
+    else:
+        result["choice"] = {"none": catalog.gettext("{engine} starts it on none of our configurations.")
+                            .replace("{engine}", engine.name)}
+    for row in result["offers"]:
+        del row["price_plain"]
+    return result
+
+
+def _served_row(fmt, market, engine, view, offer, room_gib, weights_gib, b, case, read) -> dict | None:
+    """One offer where the engine starts with the case's context and holds its sequences; None where not."""
+    cards = offer.count
+    if sized_to_request(engine):  # the layers are split across the cards: each holds its share of every sequence
+        layers = attention.model_layers(view.model)
+        share = Decimal(cards)
+    else:  # the heads are split: each card holds its share of every layer
+        layers = attention.on_one_card(attention.model_layers(view.model), cards)
+        share = Decimal(1)
+    room_bytes = room_gib * BYTES_PER_GIB
+    per_token = attention.kv_bytes_per_token(layers, b).value / share
+    need = attention.sequence_bytes(layers, b, case.context).value * case.batch / share
+    if room_bytes < need:
+        return None
+    if not sized_to_request(engine):
+        tokens = (room_bytes / per_token).to_integral_value(rounding=ROUND_FLOOR) if per_token and room_bytes > 0 else 0
+        if tokens <= 0 or tokens < case.context:
+            return None
+    headroom = Figure((room_bytes - need) / BYTES_PER_GB, "GB", MEMORY, "headroom", Formula("−", (
+        Figure(room_bytes / BYTES_PER_GB, "GB", MEMORY, "room"), Figure(need / BYTES_PER_GB, "GB", MEMORY, "need"))))
+    price = cost.order_price(offer.gpu, cards, market.pricing, market.discounts)
+    bandwidth = given(offer.gpu.bandwidth_gbps, "GB/s", BANDWIDTH, "bandwidth")
+    if cards > 1:
+        bandwidth = product(given(cards, "cards", COUNT), bandwidth, unit="GB/s", kind=BANDWIDTH,
+                            label="combined bandwidth")
+    ceiling = quotient(bandwidth, read, unit="tokens/s", kind=THROUGHPUT, label="decode ceiling")
+    per_card = Figure(weights_gib * (BYTES_PER_GIB / BYTES_PER_GB), "GB", WEIGHTS, "per card", Formula("×", (
+        given(weights_gib, "GiB", MEMORY), given(BYTES_PER_GIB / BYTES_PER_GB, "GB/GiB", FACTOR))))
+    return {
+        "key": f"{cards}x-{offer.gpu.id}", "config": _config_text(fmt, offer.gpu, cards),
+        "per_card": fmt.figure(per_card), "headroom": fmt.figure(headroom), "headroom_explain": "",
+        "price": fmt.figure(price, period=True), "price_explain": explain(price, fmt), "price_plain": fmt.figure(price),
+        "ceiling": fmt.figure(ceiling), "ceiling_explain": explain(ceiling, fmt),
+        "tight": rules.is_tight(headroom.value, cards, market.rules),
+    }

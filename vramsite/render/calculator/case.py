@@ -42,6 +42,8 @@ class Case:
     context: int | None = None
     batch: int | None = None
     custom: Custom | None = None
+    weight_format: str | None = None
+    """A weight format id: a catalogue model's inference is then sized by the format's serving engine."""
 
 def kv_formats(guide: Guide) -> tuple:
     """The KV cache formats a reader may pick: sizing.yaml kv_precisions, else the inference block's own."""
@@ -61,6 +63,19 @@ def default_kv_format(guide: Guide):
 
 def finetune_methods(guide: Guide) -> tuple:
     return tuple(method for method in guide.data.methods if method.kind != MethodKind.INFERENCE)
+
+
+def serving_format(guide: Guide, case: Case) -> str | None:
+    """The weight format a case is served in, where its engine sizes it (a catalogue model, inference, a site with
+    engines): the case's format where the model offers it, else the one the model ships in; None otherwise
+    (calculator.js ``servedFormat``)."""
+    if case.method != INFERENCE or not guide.serves:
+        return None
+    model = model_of(guide, case)
+    if isinstance(model, Model) or model.id == CUSTOM:
+        return None
+    offered = [weight_format.id for weight_format in guide.catalogue_model(model.id).formats()]
+    return case.weight_format if case.weight_format in offered else offered[0]
 
 
 def resolve_method(guide: Guide, case: Case):

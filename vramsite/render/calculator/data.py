@@ -13,6 +13,8 @@ from ...calc import cost, rules
 from ...calc.figure import Figure
 from ...calc.guide import Guide
 from ...calc.lookup import ranked_offers
+from ...calc.serving import kv_room_gib, serving_engine, sized_to_request
+from ...calc.weight_formats import weight_bytes
 from ...load.model import Model
 from ...tables.selection_words import selection_words
 from ..format import MONEY_PERIODS, UNIT_PATTERNS, Formatter
@@ -28,6 +30,8 @@ UI_STRINGS = (
     "Needs {total}. {rule}: {choice}, {price}.", "Needs {total}. Nothing fits.",
     "Enter a number.", "Enter a whole number.", "Enter a number above zero.", "At most {max}.",
     "The model reads at most {max} tokens.", "Correct the marked fields to see the answer.",
+    "Weight format", "Where {engine} starts", "{engine} starts it on none of our configurations.",
+    "{engine} does not store this KV cache format.", "{engine} starts it. {rule}: {choice}, {price}.",
 )
 """The calculator's own words, translated in the catalogs and given to the script."""
 
@@ -66,6 +70,49 @@ def _offer_data(offer, guide: Guide) -> dict:
             "bandwidth": _num(gpu.bandwidth_gbps), "price": _num(guide.data.pricing.usd[gpu.id]),
             "usd": _num(offer.usd), "discount": _num(rules.discount_percent(offer.count, guide.data.discounts)),
             "features": sorted(gpu.features), "links": offer.links_all_to_all}
+
+
+def serving_data(guide: Guide, offers) -> dict:
+    """Per catalogue model, where the site has engines (calc/serving.py): the format it ships in, and for each format
+    it offers the engine, whether that engine sizes its cache to the request, the bytes of its weights, the GB a
+    token reads, and per offer of ``offers`` (in their order) the GiB each card has for sequences whatever the
+    context and the GiB of weights it holds, or None where the engine sizes no cache there. The script decides
+    from these, for the context and sequences asked, what the tables decide from the same verdicts."""
+    if not guide.serves:
+        return {}
+    found = {}
+    for view in guide.catalogue:
+        formats = {}
+        for weight_format in view.formats():
+            engine = serving_engine(guide.data.engines, weight_format)
+            entries = []
+            for offer in offers:
+                answer = view.serve(weight_format.id, offer.gpu, offer.count)
+                room = kv_room_gib(answer)
+                entries.append(None if room is None else [_num(room.value), _num(answer.weights_gib.value)])
+            formats[weight_format.id] = {
+                "engine": engine.id, "engine_name": engine.name, "request": sized_to_request(engine),
+                "weight_bytes": _num(weight_bytes(view.model, weight_format).value),
+                "read": _num(view.format_read(weight_format.id).value), "offers": entries}
+        found[view.id] = {"native": view.native_format().id, "order": list(formats), "formats": formats}
+    return found
+
+
+def serving_kv(guide: Guide) -> dict:
+    """The bits of each KV cache format each engine stores, by engine id (data/engines.yaml)."""
+    if not guide.serves:
+        return {}
+    engines = guide.data.engines
+    return {engine.id: {format_id: _num(engines.kv_cache_format(format_id).bits)
+                        for format_id, _ in engine.kv_cache_formats} for engine in engines.engines}
+
+
+def format_labels(guide: Guide) -> list[dict]:
+    """Every format some catalogue model offers, in first-offered order, with its name."""
+    if not guide.serves:
+        return []
+    ids = dict.fromkeys(weight_format.id for view in guide.catalogue for weight_format in view.formats())
+    return [{"id": format_id, "label": guide.weight_format(format_id).name} for format_id in ids]
 
 
 def _words(fmt: Formatter, catalog: Catalog) -> dict:
@@ -131,7 +178,10 @@ def calculator_data(guide: Guide, fmt: Formatter, catalog: Catalog, default_mode
     offers = [offer for offer in ranked_offers(_any_method(guide), market)]
     return {
         "models": [_model_data(model) for model in models],
-        "defaults": {"model": default_model or models[0].id, "method": INFERENCE,
+        "serving": serving_data(guide, offers),
+        "serving_kv": serving_kv(guide),
+        "formats": format_labels(guide),
+        "defaults": {"model": default_model or models[0].id, "method": INFERENCE, "format": None,
                      "precision": guide.default_inference().precision.id, "kv_precision": kv.id if kv else None,
                      "context": data.inference.context_tokens, "batch": data.inference.batch},
         "precisions": [{"id": p.id, "label": p.label, "bytes": _num(p.bytes_per_param),

@@ -17,7 +17,7 @@ from .case import INFERENCE, Case, model_of
 def default_case(data: dict) -> Case:
     defaults = data["defaults"]
     return Case(defaults["model"], defaults["method"], defaults["precision"], defaults["kv_precision"],
-                defaults["context"], defaults["batch"])
+                defaults["context"], defaults["batch"], weight_format=defaults.get("format"))
 
 
 CUSTOM_FIELDS = (("params", "Parameters (billions)", False), ("layers", "Layers", True),
@@ -26,10 +26,12 @@ CUSTOM_FIELDS = (("params", "Parameters (billions)", False), ("layers", "Layers"
 
 
 def opening_on(data: dict, model: str | None) -> dict:
-    """The language's calculator data, opening on ``model`` (the site's first model where None)."""
+    """The language's calculator data, opening on ``model`` (the site's first model where None), in the format it
+    ships in where its engine sizes it."""
     if model is None:
         return data
-    return {**data, "defaults": {**data["defaults"], "model": model}}
+    served = data.get("serving", {}).get(model)
+    return {**data, "defaults": {**data["defaults"], "model": model, "format": served["native"] if served else None}}
 
 
 def _json(value) -> str:
@@ -74,11 +76,13 @@ def answer_html(result: dict, data: dict) -> str:
     rows = [*result["lines"], *([result["per_token"]] if result["per_token"] else [])]
     out.append('<dl class="calc-lines">')
     for index, line in enumerate(rows):
-        total = ' calc-total' if index == len(result["lines"]) - 1 else ''
+        total = ' calc-total' if result["total"] and index == len(result["lines"]) - 1 else ''
         out.append(f'<div class="calc-line{total}"><dt>{_e(line["label"])}</dt><dd>{_e(line["value"])}</dd></div>')
     out.append('</dl>')
     choice, offers = result["choice"], result["offers"]
-    if "nodes" in choice:
+    if "none" in choice:
+        out.append(f'<p class="calc-choice">{_e(choice["none"])}</p>')
+    elif "nodes" in choice:
         text = ui["Nothing fits: it takes {nodes}; talk to sales."].replace("{nodes}", choice["nodes"])
         out.append(f'<p class="calc-choice">{_e(text)}</p>')
     else:
@@ -94,7 +98,7 @@ def answer_html(result: dict, data: dict) -> str:
     if offers:
         ceilings = any(offer["ceiling"] for offer in offers)
         heads = ["Configuration", "Per card", "Headroom per card", "Price", *(["Decode ceiling"] if ceilings else [])]
-        out.append(f'<div class="calc-offers"><table><caption>{_e(ui["Cards that fit"])}</caption><thead><tr>')
+        out.append(f'<div class="calc-offers"><table><caption>{_e(result["caption"])}</caption><thead><tr>')
         out += [f'<th scope="col">{_e(ui[head])}</th>' for head in heads]
         out.append('</tr></thead><tbody>')
         for offer in offers:
