@@ -188,7 +188,7 @@ def test_sitemap_and_llms_txt_list_the_model_pages(built, entries):
 
 
 def _run_paragraph(markdown: str) -> str:
-    start = markdown.index("## Where it starts, where it runs cheapest")
+    start = markdown.index("## Where it starts, and the cheapest card to run it")
     return markdown[start:markdown.index("**", start)]
 
 
