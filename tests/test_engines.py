@@ -1,7 +1,7 @@
 """Serving engines: the KV budget each leaves per card (calc/engines.py), and its data (data/engines.yaml).
 
 Units of each term first, then the corpus of published engine logs
-(tests/fixtures/engine_logs.yaml): given the weights a log reports, the budget
+(data/engine_logs.yaml, compared by vramsite/calc/engine_logs.py): given the weights a log reports, the budget
 within 10 % of the KV cache it logs, and every logged failure to start
 reproduced as not starting.
 """
@@ -16,13 +16,12 @@ import pytest
 import yaml
 
 from cli_support import ROOT
-from vramsite.calc import attention, engines
+from vramsite.calc import attention, engine_logs, engines
 from vramsite.calc.figure import given
 from vramsite.errors import InputError, UnknownId
 from vramsite.load import load_site
 from vramsite.units import BYTES_PER_GIB
 
-CORPUS = Path(__file__).parent / "fixtures" / "engine_logs.yaml"
 TOLERANCE = Decimal("0.10")
 H100_GIB = Decimal(81559) / 1024  # nvidia-smi memory.total of an H100 SXM, as data/gpus.yaml cites it
 
@@ -299,171 +298,55 @@ def test_card_memory_comes_from_what_the_driver_reports(data):
     assert engines.card_gib(h200).value == Decimal(143771) / 1024
 
 
-# -- the corpus of published logs ----------------------------------------------------------------------
-
-SAME_SHAPE = {
-    "meta-llama/Meta-Llama-3-8B": "llama-3.1-8b",  # Llama 3 and 3.1 8B differ in RoPE scaling, not in tensor shapes
-    "deepseek-ai/DeepSeek-R1-Distill-Qwen-14B": "qwen2.5-14b",  # distilled into Qwen2.5-14B (its model card)
-    "mistralai/Mistral-7B-v0.1": "mistral-7b-v0.1",
-    "openai/gpt-oss-120b": "gpt-oss-120b",
-}
-"""Corpus models by their repository, where a catalogue model has the same shapes."""
-
-CARDS_BY_NAME = {"H100": "h100-sxm"}
-"""A card the log names loosely: the H100 PCIe and SXM both report 81,559 MiB to the driver."""
-
-KV_FORMATS = {"auto": "bf16", "fp8": "fp8", "fp8_e4m3": "fp8", "f16": "bf16", "q8_0": "q8_0", "q4_0": "q4_0"}
-ENGINE_SETTINGS = {"vllm": ("gpu_memory_utilization", "max_num_batched_tokens", "max_num_seqs"),
-                   "sglang": ("mem_fraction_static",), "llama.cpp": (),
-                   "trtllm": ("free_gpu_memory_fraction", "max_num_tokens", "max_tokens")}
-
-
-def _corpus() -> list[dict]:
-    return yaml.safe_load(CORPUS.read_text(encoding="utf-8"))["cases"] or []
-
-
-def _model_id(case: dict, data) -> str | None:
-    known = {model.id for model in data.catalogue}
-    if case.get("model") in known:
-        return case["model"]
-    return SAME_SHAPE.get(case.get("hf_repo"))
-
-
-NOMINAL_CARD_GIB = 1024
-"""llama.cpp sizes its cache to the request: where a log does not say the card's memory, its cache is
-still checked, on a card too large to refuse anything (its start is then not judged)."""
-
-
-def _card_memory(case: dict, data):
-    if case.get("gpu_memory_gib") is not None:
-        return gib(case["gpu_memory_gib"])
-    gpu_id = CARDS_BY_NAME.get(case.get("gpu"), case.get("gpu"))
-    if gpu_id in {gpu.id for gpu in data.gpus} and data.gpu(gpu_id).reported_memory is not None:
-        return engines.card_gib(data.gpu(gpu_id))
-    return None
-
-
-def not_covered(case: dict, data) -> str | None:
-    """Why the model cannot be checked against this case; None where it can."""
-    figures = case["figures"]
-    if case.get("engine") not in ENGINE_SETTINGS:
-        return f"engine {case.get('engine')!r} is not modelled"
-    if _model_id(case, data) is None:
-        return f"no catalogue model has the shapes of {case.get('hf_repo')}"
-    if case["engine"] == "llama.cpp":
-        return _llama_cpp_not_covered(case)
-    if _card_memory(case, data) is None:
-        return f"the memory card {case.get('gpu')!r} reports is not known"
-    if figures.get("weights_gib") is None:
-        return "the log reports no weights"
-    if figures.get("kv_cache_gib") is None and not figures.get("kv_tokens") and figures.get("started") is not False:
-        return "the log reports neither the KV cache nor a failure to start"
-    if case.get("engine_version") and case["engine"] == "vllm" and not _vllm_version_modelled(case["engine_version"]):
-        return f"vLLM {case['engine_version']} is outside the versions modelled"
-    return None
-
-
-def _llama_cpp_not_covered(case: dict) -> str | None:
-    if case["figures"].get("kv_cache_mib") is None:
-        return "the log reports no KV cache"
-    if not (case.get("settings") or {}).get("n_ctx"):
-        return "the log does not say the context the cache was sized for"
-    return None
-
-
-def _llama_cpp_budget(case: dict, data, weights=None):
-    """llama.cpp's cache for the logged n_ctx, shared by n_seq sequences, at the logged cache type."""
-    settings, figures = case["settings"], case["figures"]
-    sequences = settings.get("n_seq") or 1
-    chosen = {"ubatch": Decimal(settings["n_ubatch"])} if settings.get("n_ubatch") else {}
-    if settings.get("flash_attn") is not None:
-        chosen["flash_attention"] = Decimal(int(settings["flash_attn"]))
-    if weights is None:
-        weights = gib(figures.get("weights_gib") or Decimal(str(figures.get("model_buffer_mib") or 0)) / 1024)
-    return engines.engine_budget(data.engines.engine("llama.cpp"), _card_memory(case, data) or gib(NOMINAL_CARD_GIB),
-                                 weights, data.catalogue_model(_model_id(case, data)), case.get("cards") or 1,
-                                 settings["n_ctx"] // sequences, sequences,
-                                 data.engines.kv_cache_format(KV_FORMATS[settings.get("type_k") or "f16"]), chosen)
-
-
-def _vllm_v0(case: dict) -> bool:
-    """The V0 engine: a version before 0.8, or a log that counts its cache in blocks ("# GPU blocks: N",
-    V0's executor line; V1 logs "GPU KV cache size: N tokens")."""
-    if case.get("engine_version"):
-        return _version(case["engine_version"]) < (0, 8)
-    return any("GPU blocks" in line for line in case.get("logged", ()))
-
-
-def _version(text: str) -> tuple[int, ...]:
-    return tuple(int(part) for part in text.split(".")[:3] if part.isdigit())
-
-
-def _vllm_version_modelled(version: str) -> bool:
-    return (0, 6, 4) <= _version(version) < (0, 21)
-
-
-def corpus_budget(case: dict, data, weights=None):
-    """The budget the model gives for ``case``, with the logged weights per card, or ``weights`` (a Figure)."""
-    if case["engine"] == "llama.cpp":
-        return _llama_cpp_budget(case, data, weights)
-    settings = case.get("settings") or {}
-    model = data.catalogue_model(_model_id(case, data))
-    chosen = {name: Decimal(str(settings[name])) for name in ENGINE_SETTINGS[case["engine"]]
-              if settings.get(name) is not None}
-    context = settings.get("max_model_len") or model.max_context
-    if case["engine"] == "vllm" and _vllm_v0(case):
-        chosen["chunked_prefill"] = Decimal(0)
-    kv = KV_FORMATS[settings.get("kv_cache_dtype") or "auto"]
-    return engines.engine_budget(data.engines.engine(case["engine"]), _card_memory(case, data),
-                                 weights or gib(case["figures"]["weights_gib"]), model, case.get("cards") or 1, context, 1,
-                                 data.engines.kv_cache_format(kv), chosen)
+# -- the corpus of published logs (data/engine_logs.yaml, compared by calc/engine_logs.py) ---------------
 
 
 def _covered(held_back: bool) -> list:
     data = load_site(ROOT)
-    return [pytest.param(case, id=case["id"]) for case in _corpus()
-            if bool(case.get("held_back")) == held_back and not_covered(case, data) is None]
+    return [pytest.param(log, id=log.id) for log in data.engine_logs
+            if log.held_back == held_back and engine_logs.not_covered(log, data) is None]
 
 
-def check_against_log(case: dict, data, weights=None) -> None:
-    """The budget for ``case`` (with the logged weights, or ``weights``) within TOLERANCE of the logged cache, and
+def check_against_log(log, data, weights=None) -> None:
+    """The budget for ``log`` (with the logged weights, or ``weights``) within TOLERANCE of the logged cache, and
     the engine starting where the log shows it did, and not where it did not."""
-    result = corpus_budget(case, data, weights)
-    figures = case["figures"]
-    if figures.get("kv_cache_mib") is not None:
-        logged = Decimal(str(figures["kv_cache_mib"])) / 1024
-        error = abs(result.kv_cache_gib.value - logged) / logged
+    result = engine_logs.log_budget(log, data, weights)
+    logged = engine_logs.logged_kv_gib(log)
+    if logged is not None:
+        error = abs(result.kv_cache_gib.value - logged.value) / abs(logged.value)
         assert error <= TOLERANCE, \
-            f"KV cache {result.kv_cache_gib.value:.3f} GiB against {logged:.3f} logged ({error:.1%})"
-    elif figures.get("kv_cache_gib") is not None:
-        logged = Decimal(str(figures["kv_cache_gib"]))
-        error = abs(result.kv_cache_gib.value - logged) / abs(logged)
-        assert error <= TOLERANCE, f"KV cache {result.kv_cache_gib.value:.2f} GiB against {logged} logged ({error:.1%})"
-    elif figures.get("kv_tokens"):
-        logged = Decimal(figures["kv_tokens"])
-        error = abs(result.kv_tokens.value - logged) / logged
-        assert error <= TOLERANCE, f"{result.kv_tokens.value} tokens against {logged} logged ({error:.1%})"
-    if figures.get("started") is False:
-        assert not result.starts, f"the log shows {figures.get('failure')!r}; the model starts"
-    if figures.get("started") is True:
+            f"KV cache {result.kv_cache_gib.value:.3f} GiB against {logged.value:.3f} logged ({error:.1%})"
+    elif log.figure("kv_tokens"):
+        tokens = Decimal(log.figure("kv_tokens"))
+        error = abs(result.kv_tokens.value - tokens) / tokens
+        assert error <= TOLERANCE, f"{result.kv_tokens.value} tokens against {tokens} logged ({error:.1%})"
+    if log.figure("started") is False:
+        assert not result.starts, f"the log shows {log.figure('failure')!r}; the model starts"
+    if log.figure("started") is True:
         assert result.starts, result.reason
 
 
-@pytest.mark.parametrize("case", _covered(held_back=False))
-def test_corpus_case(case, data):
-    check_against_log(case, data)
+@pytest.mark.parametrize("log", _covered(held_back=False))
+def test_corpus_case(log, data):
+    check_against_log(log, data)
 
 
-@pytest.mark.parametrize("case", _covered(held_back=True))
-def test_held_back_corpus_case(case, data):
+@pytest.mark.parametrize("log", _covered(held_back=True))
+def test_held_back_corpus_case(log, data):
     """Cases kept out of every choice of coefficient, run with the same tolerance."""
-    check_against_log(case, data)
+    check_against_log(log, data)
 
 
 def test_the_corpus_covers_vllm_failures_and_budgets(data):
-    covered = [case for case in _corpus() if not_covered(case, data) is None]
-    assert any(case["figures"].get("started") is False for case in covered)
-    assert any(case["figures"].get("kv_cache_gib") is not None for case in covered)
+    covered = [log for log in data.engine_logs if engine_logs.not_covered(log, data) is None]
+    assert any(log.figure("started") is False for log in covered)
+    assert any(log.figure("kv_cache_gib") is not None for log in covered)
+
+
+def test_a_log_names_why_it_cannot_be_compared(data):
+    reasons = {log.id: engine_logs.not_covered(log, data) for log in data.engine_logs}
+    assert any(reason and "no catalogue model" in reason for reason in reasons.values())
+    assert sum(reason is None for reason in reasons.values()) >= 8
 
 
 # -- weights as the engine loads them --------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 """`build.py plan`: the weights it says an engine loads, and the KV budget and verdict that follow, against the
-published engine logs of tests/fixtures/engine_logs.yaml; and the command as a script or CI calls it.
+published engine logs of data/engine_logs.yaml; and the command as a script or CI calls it.
 
 The engine's part given the logged weights is tests/test_engines.py; here the weights are plan's own, from the
 model's parameters by tensor class in the format the log names (calc/weight_formats.py).
@@ -15,6 +15,7 @@ import pytest
 
 import test_engines as corpus
 from cli_support import ROOT, run_cli
+from vramsite.calc import engine_logs
 from vramsite.load import load_site
 from vramsite.plan.answer import PlanRequest, plan
 
@@ -36,57 +37,45 @@ def data():
     return load_site(ROOT)
 
 
-def _plan_for(case: dict, data, engine: str | None = None):
-    """plan for the case's model, format and cards: on the card the log names where the data has it (its features
-    decide the engine's kernel), else on the memory the log reports."""
-    gpu = corpus.CARDS_BY_NAME.get(case.get("gpu"), case.get("gpu"))
-    if case.get("gpu_memory_gib") is None and gpu in {card.id for card in data.gpus}:
-        card, memory = gpu, None
-    else:
-        found = corpus._card_memory(case, data)
-        card, memory = None, found.value if found else Decimal(1024)
-    request = PlanRequest(corpus._model_id(case, data), card, memory, case.get("cards") or 1, case["weights"], "bf16",
-                          engine or case["engine"], 8192, 1)
-    return plan(data, request)
-
-
 def _with_weights() -> list:
     data = load_site(ROOT)
     formats = {weight_format.id for weight_format in data.weight_formats}
-    return [pytest.param(case, id=case["id"], marks=_known(case, WEIGHTS_NOT_MODELLED)) for case in corpus._corpus()
-            if case["figures"].get("weights_gib") is not None and corpus._model_id(case, data) is not None
-            and case["weights"] in formats]
+    return [pytest.param(log, id=log.id, marks=_known(log, WEIGHTS_NOT_MODELLED)) for log in data.engine_logs
+            if engine_logs.logged_weights(log) is not None and log.figure("weights_gib") is not None
+            and log.model is not None and log.weights in formats]
 
 
-def _known(case: dict, not_modelled: dict[str, str]):
-    reason = not_modelled.get(case["id"])
+def _known(log, not_modelled: dict[str, str]):
+    reason = not_modelled.get(log.id)
     return [pytest.mark.xfail(reason=reason, strict=True)] if reason else []
 
 
-@pytest.mark.parametrize("case", _with_weights())
-def test_plan_loads_the_weights_the_engine_logged(case, data):
-    """Per card where the engine splits by tensor; llama.cpp logs its whole model buffer."""
-    answer = _plan_for(case, data, engine="vllm")
-    ours = answer.weights_gib.value * (case["cards"] if case["engine"] == "llama.cpp" else 1)
-    logged = Decimal(str(case["figures"]["weights_gib"]))
-    tolerance = WEIGHTS_TOLERANCE[case["weights"] in SIXTEEN_BIT]
+@pytest.mark.parametrize("log", _with_weights())
+def test_plan_loads_the_weights_the_engine_logged(log, data):
+    """Per card where the engine splits by tensor; llama.cpp logs its whole model buffer (calc/engine_logs.py)."""
+    ours = _ours(log, data)
+    logged = Decimal(str(log.figure("weights_gib")))
+    tolerance = WEIGHTS_TOLERANCE[log.weights in SIXTEEN_BIT]
     assert abs(ours - logged) / logged <= tolerance, f"{ours:.2f} GiB against {logged} logged"
+
+
+def _ours(log, data) -> Decimal:
+    ours = engine_logs.our_weights(log, data).value
+    return ours * log.cards if log.engine == "llama.cpp" else ours
 
 
 def _budget_cases() -> list:
     data = load_site(ROOT)
     formats = {weight_format.id for weight_format in data.weight_formats}
-    return [pytest.param(case, id=case["id"], marks=_known(case, BUDGET_NOT_MODELLED)) for case in corpus._corpus()
-            if corpus.not_covered(case, data) is None and case["weights"] in formats]
+    return [pytest.param(log, id=log.id, marks=_known(log, BUDGET_NOT_MODELLED)) for log in data.engine_logs
+            if engine_logs.not_covered(log, data) is None and log.weights in formats]
 
 
-@pytest.mark.parametrize("case", _budget_cases())
-def test_plan_gives_the_logged_kv_budget_and_start_from_its_own_weights(case, data):
+@pytest.mark.parametrize("log", _budget_cases())
+def test_plan_gives_the_logged_kv_budget_and_start_from_its_own_weights(log, data):
     """Held-back cases included: the same tolerance as with the logged weights."""
-    weights = _plan_for(case, data, engine="vllm").weights_gib
-    if case["engine"] == "llama.cpp" and case.get("cards", 1) > 1:
-        weights = corpus.gib(weights.value)
-    corpus.check_against_log(case, data, weights)
+    weights = engine_logs.our_weights(log, data)
+    corpus.check_against_log(log, data, weights)
 
 
 def test_the_corpus_checks_enough_of_plan():

@@ -2,7 +2,7 @@
 
 gpt-oss-120b on one 80 GB card: the pages used to say INT4 fits an A100 SXM at 61 GB; vLLM loads 64 to 66 GiB of
 MXFP4 weights on an H100 and does not start at its default memory utilization
-(https://github.com/vllm-project/vllm/issues/23278, tests/fixtures/engine_logs.yaml). The page must say so.
+(https://github.com/vllm-project/vllm/issues/23278, data/engine_logs.yaml). The page must say so.
 """
 
 from __future__ import annotations
@@ -96,3 +96,19 @@ def test_the_gpu_page_lists_the_real_models_with_their_engine_verdicts(built):
     assert set(rows) == {view.id for view in build.guide.catalogue}
     assert "no" in rows["gpt-oss-120b"]["kv_tokens"]["flags"]
     assert int(rows["llama-3.1-8b"]["kv_tokens"]["exact"]) > 8192
+
+
+def test_the_guide_sets_the_engines_against_their_published_logs(built):
+    """The Measured section's comparison: every log that can be compared, its figures beside ours; the gpt-oss-120b
+    failure on an H100 (vllm-project/vllm#23278) is reproduced as a failure."""
+    build, files = built
+    rows = _rows(files, "engine-logs")
+    assert len(rows) >= 8 and set(rows) <= {log.id for log in build.data.engine_logs}
+    gpt_oss = rows["vllm-gpt-oss-120b-h100-tp1-defaults"]
+    assert "no" in gpt_oss["started_logged"]["flags"] and "no" in gpt_oss["starts_ours"]["flags"]
+    for key, row in rows.items():
+        if "exact" in row["weights_logged"]:
+            logged, ours = Decimal(row["weights_logged"]["exact"]), Decimal(row["weights_ours"]["exact"])
+            assert abs(ours - logged) / logged <= Decimal("0.08"), key
+    assert "Against published engine logs" in files["en/vram.html.md"].decode()
+    assert "与公开的引擎日志对照" in files["zh-cn/vram.html.md"].decode()

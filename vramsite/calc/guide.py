@@ -13,7 +13,7 @@ from decimal import Decimal
 
 from ..load.model import CatalogueModel, Gpu, Method, MethodKind, Model, Precision, Selection, SiteData
 from ..load.reads import DerivedCache, ReadCache, cached_reads
-from . import attention, card_memory, cost, memory, rules, throughput, weight_formats
+from . import attention, card_memory, cost, engine_logs, memory, rules, throughput, weight_formats
 from .digest import value_digest
 from .measured import MeasuredRun, measured_run
 from .figure import COUNT, FACTOR, MEMORY, MULTIPLE, PERCENT, WEIGHTS, Figure, given, product, quotient
@@ -117,6 +117,22 @@ class Guide:
         """Every priced configuration, in the order the site's selection rule prefers them; the engine's
         verdict stands in for the hardware rules (calc/serving.py)."""
         return ranked_offers(replace(self.default_inference(), precision=None, needs_all_to_all=False), self.market)
+
+    @cached_reads
+    def engine_log_comparisons(self) -> tuple:
+        """Each published engine log the engines' model can be set against (calc/engine_logs.py), in file order."""
+        if not self.serves:
+            return ()
+        return engine_logs.comparisons(self.data)
+
+    @property
+    def engine_logs_compared(self) -> Figure:
+        return given(len(self.engine_log_comparisons), "", COUNT, "logs compared")
+
+    @property
+    def engine_logs_held_back(self) -> Figure:
+        """Of the logs compared, those kept out of every choice of an engine's terms."""
+        return given(sum(item.log.held_back for item in self.engine_log_comparisons), "", COUNT, "logs held back")
 
     # -- measuring runs ----------------------------------------------------
 

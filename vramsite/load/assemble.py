@@ -29,6 +29,7 @@ from .model import (
     WeightLayout,
     Discount,
     Engine,
+    EngineLog,
     Engines,
     EngineSetting,
     EngineTerm,
@@ -65,7 +66,7 @@ from .yaml_source import YamlDocument, read_yaml
 
 DATA_FILES = ("site", "models", "gpus", "prices", "discounts", "sizing")
 """Each is data/<name>.yaml, checked by vramsite/schemas/<name>.schema.json."""
-OPTIONAL_DATA_FILES = ("catalogue", "weight_formats", "engines")
+OPTIONAL_DATA_FILES = ("catalogue", "weight_formats", "engines", "engine_logs")
 """Read and checked the same way where a site has them."""
 MEASUREMENTS = "measurements"
 """data/measurements/<run>.yaml: a measuring run each, checked by measurements.schema.json, where a site has any."""
@@ -193,7 +194,8 @@ class _Checker:
         self.check_engine_formats(engines, weight_formats)
         return SiteData(site, models, gpus, precisions, inference, finetune, methods, lookup, pricing, discounts,
                         catalogue, kv_precisions, measurements, weight_formats, engines=engines,
-                        offered_formats=self.offered_formats(weight_formats))
+                        offered_formats=self.offered_formats(weight_formats),
+                        engine_logs=self.engine_logs(gpus, catalogue, weight_formats, engines))
 
     def site(self) -> SiteConfig:
         raw = self.docs["site"].value
@@ -374,6 +376,31 @@ class _Checker:
         storage = self.storage_types(raw["storage"])
         return tuple(self.weight_format(item, ("formats", index), storage)
                      for index, item in enumerate(raw["formats"]))
+
+    def engine_logs(self, gpus, catalogue, formats, engines) -> tuple[EngineLog, ...]:
+        """data/engine_logs.yaml: each log's engine, weight format and catalogue model named in the data; its card
+        where the log names one of data/gpus.yaml."""
+        if "engine_logs" not in self.docs:
+            return ()
+        known = {"engines": [engine.id for engine in engines.engines] if engines else [],
+                 "weights": [weight_format.id for weight_format in formats],
+                 "models": [model.id for model in catalogue], "cards": [gpu.id for gpu in gpus]}
+        found = []
+        for index, item in enumerate(self.docs["engine_logs"].value["cases"]):
+            path = ("cases", index)
+            for field, kind in (("engine", "engines"), ("weights", "weights"), ("same_shape", "models"),
+                                ("card", "cards")):
+                if item.get(field) is not None and item[field] not in known[kind]:
+                    self.problem("engine_logs", path + (field,),
+                                 f"unknown {field.replace('_', ' ')} {item[field]!r} (known: {', '.join(known[kind])})")
+            model = item["model"] if item["model"] in known["models"] else item.get("same_shape")
+            card = item.get("card") or (item["gpu"] if item["gpu"] in known["cards"] else None)
+            found.append(EngineLog(item["id"], item["source"], item["engine"], item["engine_version"], model,
+                                   item["weights"], card, item["gpu"], _dec(item["gpu_memory_gib"]), item["cards"],
+                                   tuple(item["settings"].items()), tuple(item["logged"]),
+                                   tuple(item["figures"].items()), item["held_back"]))
+        self.unique("engine_logs", ("cases",), self.docs["engine_logs"].value["cases"], "id")
+        return tuple(found)
 
     def offered_formats(self, formats: tuple[WeightFormat, ...]) -> tuple[str, ...]:
         """weight_formats.yaml ``offered``: ids of its formats."""

@@ -624,6 +624,36 @@ def _by_name(items: tuple, wanted: str, what: str):
 
 
 @dataclass(frozen=True)
+class EngineLog:
+    """One published serving-engine log (data/engine_logs.yaml): what was run, and what the engine printed."""
+
+    id: str
+    source: str
+    engine: str
+    engine_version: str | None
+    model: str | None
+    """The catalogue model the log is of, or one with the same tensor shapes; None where there is none."""
+    weights: str
+    card: str | None
+    """The data/gpus.yaml card it ran on, where the data has it."""
+    card_named: str | None
+    """The card as the log names it."""
+    memory_gib: Decimal | None
+    """The memory the card reported, where the log shows it."""
+    cards: int
+    settings: tuple[tuple[str, object], ...]
+    logged: tuple[str, ...]
+    figures: tuple[tuple[str, object], ...]
+    held_back: bool
+
+    def setting(self, name: str):
+        return dict(self.settings).get(name)
+
+    def figure(self, name: str):
+        return dict(self.figures).get(name)
+
+
+@dataclass(frozen=True)
 class SiteData:
     """Everything in a site's data/ folder, checked and cross-referenced."""
 
@@ -646,6 +676,8 @@ class SiteData:
     weight_formats: tuple[WeightFormat, ...] = ()
     """The formats of data/weight_formats.yaml (none where the site has no such file)."""
     offered_formats: tuple[str, ...] = ()
+    engine_logs: tuple[EngineLog, ...] = ()
+    """The published engine logs of data/engine_logs.yaml (none where the site has no such file)."""
     """The format ids the model pages and the calculator offer after a model's own (weight_formats.yaml offered)."""
     engines: Engines | None = None
     """The serving engines of data/engines.yaml (None where the site has no such file)."""

@@ -53,6 +53,7 @@ UNIT_PATTERNS: dict[str, tuple[str, str | None]] = {
     "bits": ("{n} bits", None),
     "GB/GiB": ("{n} GB/GiB", None),
     "B/GB": ("{n} B/GB", None),
+    "GiB": ("{n} GiB", None),
 }
 MONEY_PERIODS = {
     "USD": None,
