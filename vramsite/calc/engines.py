@@ -72,7 +72,9 @@ class Request:
     """What the reader asks of one engine on ``cards`` cards of ``memory_gib`` each."""
 
     engine: Engine
-    settings: Mapping[str, Decimal]
+    settings: Mapping[str, Decimal | None]
+    """The engine's settings: the reader's where given, else its default for this card (``engine_budget`` resolves
+    every one)."""
     memory_gib: Figure
     weights_gib: Figure
     model: CatalogueModel
@@ -80,11 +82,17 @@ class Request:
     context: int
     sequences: int
     kv_format: KvCacheFormat
+    given: frozenset[str] = frozenset()
+    """The settings the reader set."""
 
     def setting(self, name: str) -> Decimal | None:
         if name in self.settings:
-            return Decimal(self.settings[name])
-        return self.engine.setting(name).default_for(self.memory_gib.value)
+            return self.settings[name]
+        return self.engine.setting(name).default_for(self.memory_gib.value)  # an unknown name: the known ones
+
+    def chosen(self, name: str) -> bool:
+        """Whether the reader set ``name`` (rather than taking the engine's default)."""
+        return name in self.given
 
     def setting_figure(self, name: str, unit: str = "") -> Figure:
         return given(self.setting(name), unit, FACTOR, name)
@@ -240,7 +248,7 @@ def _tokens_held(kv_gib: Figure, per_token: Figure) -> Figure:
 def batched_tokens(request: Request) -> Figure:
     """The tokens vLLM's profiling run feeds at once: max_num_batched_tokens as set; unset, the engine's
     default where prefill is chunked (V1), else the longest sequence, at least the V0 floor of 2048."""
-    if "max_num_batched_tokens" in request.settings or request.setting("chunked_prefill"):
+    if request.chosen("max_num_batched_tokens") or request.setting("chunked_prefill"):
         return request.setting_figure("max_num_batched_tokens", "tokens")
     floor = given(V0_MIN_BATCHED_TOKENS, "tokens", COUNT, "V0's least max_num_batched_tokens")
     context = given(request.context, "tokens", COUNT, "max_model_len")
@@ -365,8 +373,7 @@ RULES: dict[str, Callable[[Request], Budget]] = {
 
 
 def _applied(request: Request) -> tuple[tuple[str, Decimal], ...]:
-    return tuple((setting.name, request.setting(setting.name)) for setting in request.engine.settings
-                 if request.setting(setting.name) is not None)
+    return tuple((name, value) for name, value in request.settings.items() if value is not None)
 
 
 def _verdict(request: Request, kv: Figure, tokens: Figure, starts: bool, reason: str | None,
@@ -400,8 +407,11 @@ def engine_budget(engine: Engine, card: Gpu | Figure, weights_per_card: Figure, 
     chosen = {name: Decimal(str(value)) for name, value in (settings or {}).items()}
     for name in chosen:
         engine.setting(name)  # an unknown setting is named with the known ones
-    request = Request(engine, chosen, card_gib(card), in_gib(weights_per_card), model, cards, context, sequences,
-                      kv_format)
+    memory = card_gib(card)
+    resolved = {setting.name: chosen[setting.name] if setting.name in chosen else setting.default_for(memory.value)
+                for setting in engine.settings}
+    request = Request(engine, resolved, memory, in_gib(weights_per_card), model, cards, context, sequences, kv_format,
+                      frozenset(chosen))
     return RULES[engine.budget](request)
 
 

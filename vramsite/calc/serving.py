@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from functools import lru_cache
 from decimal import ROUND_FLOOR, Decimal
+from functools import lru_cache
 
 from ..load.model import CatalogueModel, Engine, Engines, Gpu, KvCacheFormat, WeightFormat
 from ..units import BYTES_PER_GB, BYTES_PER_GIB
@@ -80,7 +80,7 @@ def missing_feature(card: Gpu | None, weight_format: WeightFormat) -> str | None
     return needed
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=1024)
 def stored_weights(model: CatalogueModel, weight_format: WeightFormat, cards: int) -> Figure:
     """``weight_bytes``, worked out once per model, format and card count: every card of a page asks for it."""
     return weight_bytes(model, weight_format, cards)
@@ -99,8 +99,18 @@ def verdict(engines: Engines, model: CatalogueModel, weight_format: WeightFormat
             settings: tuple[tuple[str, Decimal], ...] = ()) -> Verdict:
     """Whether ``engine`` (default: ``serving_engine``) starts ``model`` in ``weight_format`` on ``cards`` × ``card``
     with ``context`` tokens and holds ``sequences`` of them. ``card``: a card of data/gpus.yaml, or the memory one
-    reports, a Figure in GiB (no feature check then). UnknownId for a KV cache format the engine does not store."""
-    engine = engine or serving_engine(engines, weight_format)
+    reports, a Figure in GiB (no feature check then). UnknownId for a KV cache format the engine does not store.
+
+    Worked out once per distinct question in a process, whatever the load its data came from: the pages, the
+    calculator and both languages ask the same thousands, and a test session asks them again for every build."""
+    return _verdict(engines, model, weight_format, card, cards, context, sequences, kv_format,
+                    engine or serving_engine(engines, weight_format), tuple(settings))
+
+
+@lru_cache(maxsize=8192)
+def _verdict(engines: Engines, model: CatalogueModel, weight_format: WeightFormat, card: Gpu | Figure, cards: int,
+             context: int, sequences: int, kv_format: str, engine: Engine,
+             settings: tuple[tuple[str, Decimal], ...]) -> Verdict:
     gpu = card if isinstance(card, Gpu) else None
     weights = in_gib(loaded_weights(engine, model, weight_format, gpu, cards, stored_weights(model, weight_format, cards)))
     kv = kv_format_by_id(engines, engine, kv_format)

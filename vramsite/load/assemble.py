@@ -388,11 +388,11 @@ class _Checker:
         found = []
         for index, item in enumerate(self.docs["engine_logs"].value["cases"]):
             path = ("cases", index)
-            for field, kind in (("engine", "engines"), ("weights", "weights"), ("same_shape", "models"),
-                                ("card", "cards")):
+            for field, kind, what in (("engine", "engines", "engine"), ("weights", "weights", "weight format"),
+                                      ("same_shape", "models", "catalogue model"), ("card", "cards", "card")):
                 if item.get(field) is not None and item[field] not in known[kind]:
                     self.problem("engine_logs", path + (field,),
-                                 f"unknown {field.replace('_', ' ')} {item[field]!r} (known: {', '.join(known[kind])})")
+                                 f"unknown {what} {item[field]!r} (known: {', '.join(known[kind])})")
             model = item["model"] if item["model"] in known["models"] else item.get("same_shape")
             card = item.get("card") or (item["gpu"] if item["gpu"] in known["cards"] else None)
             found.append(EngineLog(item["id"], item["source"], item["engine"], item["engine_version"], model,

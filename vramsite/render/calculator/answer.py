@@ -6,7 +6,7 @@ take. Plain JSON; calculator.js ``answer`` gives the same for the same case."""
 from __future__ import annotations
 
 from decimal import ROUND_FLOOR, Decimal
-from functools import cache
+from functools import cache, lru_cache
 
 from ...calc import attention, cost, rules
 from ...calc.figure import BANDWIDTH, COUNT, FACTOR, MEMORY, THROUGHPUT, WEIGHTS, Figure, Formula, given, product, quotient
@@ -139,18 +139,25 @@ def served_answer(guide: Guide, fmt: Formatter, catalog: Catalog, case: Case, fo
     return result
 
 
+@lru_cache(maxsize=4096)
+def _sequence_bytes(model, cards: int, by_layers: bool, b: Figure, context: int) -> tuple[Decimal, Decimal]:
+    """What one token, and one sequence of ``context`` tokens with its state, keep on each card (bytes): where the
+    engine splits the layers across the cards, each holds its share of every sequence; where it splits the heads,
+    each holds its share of every layer."""
+    if by_layers:
+        layers, share = attention.model_layers(model), Decimal(cards)
+    else:
+        layers, share = attention.on_one_card(attention.model_layers(model), cards), Decimal(1)
+    return (attention.kv_bytes_per_token(layers, b).value / share,
+            attention.sequence_bytes(layers, b, context).value / share)
+
+
 def _served_row(fmt, market, engine, view, offer, room_gib, weights_gib, b, case, read) -> dict | None:
     """One offer where the engine starts with the case's context and holds its sequences; None where not."""
     cards = offer.count
-    if sized_to_request(engine):  # the layers are split across the cards: each holds its share of every sequence
-        layers = attention.model_layers(view.model)
-        share = Decimal(cards)
-    else:  # the heads are split: each card holds its share of every layer
-        layers = attention.on_one_card(attention.model_layers(view.model), cards)
-        share = Decimal(1)
+    per_token, each = _sequence_bytes(view.model, cards, sized_to_request(engine), b, case.context)
     room_bytes = room_gib * BYTES_PER_GIB
-    per_token = attention.kv_bytes_per_token(layers, b).value / share
-    need = attention.sequence_bytes(layers, b, case.context).value * case.batch / share
+    need = each * case.batch
     if room_bytes < need:
         return None
     if not sized_to_request(engine):

@@ -178,7 +178,7 @@ def calculator_data(guide: Guide, fmt: Formatter, catalog: Catalog, default_mode
     offers = [offer for offer in ranked_offers(_any_method(guide), market)]
     return {
         "models": [_model_data(model) for model in models],
-        "serving": serving_data(guide, offers),
+        "serving": guide._verdicts.fetch(("calculator serving",), lambda: serving_data(guide, offers)),
         "serving_kv": serving_kv(guide),
         "formats": format_labels(guide),
         "defaults": {"model": default_model or models[0].id, "method": INFERENCE, "format": None,
