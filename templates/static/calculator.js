@@ -276,13 +276,14 @@ var VramCalculator = (function () {
   }
 
   // -- a catalogue model served by its engine (vramsite/render/calculator/answer.py served_answer) ----------
-  var GIB = Q(2n ** 30n), GB = Q(10n ** 9n), GIB_IN_GB = Q(2n ** 30n, 10n ** 9n);
+  var GB = Q(10n ** 9n);
   function floorQ(a) { var q = a.n / a.d; return a.n < 0n && q * a.d !== a.n ? q - 1n : q; }
   function servedRow(data, w, c, f, o, entry) {
     var request = f.request, cards = o.count, groups, share;
     if (request) { groups = c.model.groups; share = int(cards); }
     else { groups = c.model.groups.map(function (g) { return KINDS[g.kind].onOneCard(g, cards); }); share = ONE; }
-    var b = elementBytes(c.kv), room = mul(dec(entry[0]), GIB);
+    var b = elementBytes(c.kv), own = Array.isArray(entry), room = dec(own ? entry[0] : entry);
+    var weights = dec(own ? entry[1] : f.weights_per_card[String(cards)]);
     var perTok = div(total(groups.map(function (g) { return KINDS[g.kind].perToken(g, b); }), "B", "count").v, share);
     var each = div(sequencesMemory(groups, b, c.context, 1).v, PER_GB);  // bytes of one sequence, cache and state
     var need = div(mul(each, int(c.batch)), share);
@@ -298,7 +299,7 @@ var VramCalculator = (function () {
     if (cards > 1) bw = product([given(cards, "cards", "count"), bw], "GB/s", "bandwidth", "combined bandwidth");
     var top = quotient(bw, given(dec(f.read), "GB", "weights", "weights read per token"), "tokens/s", "throughput", "decode ceiling");
     var limit = dec(cards === 1 ? data.market.tight_single : data.market.tight_per_card);
-    return { key: cards + "x-" + o.card, config: w.config(o), per_card: w.figure(F(mul(dec(entry[1]), GIB_IN_GB), "GB", "weights", "per card", "×", [given(dec(entry[1]), "GiB", "memory"), given(GIB_IN_GB, "GB/GiB", "factor")])),
+    return { key: cards + "x-" + o.card, config: w.config(o), per_card: w.figure(F(div(weights, GB), "GB", "weights", "per card", "÷", [given(weights, "B", "count"), given(GB, "B/GB", "factor")])),
       headroom: w.figure(headroom), headroom_explain: "", price: w.figure(price, true), price_explain: w.explain(price),
       price_plain: w.figure(price), ceiling: w.figure(top), ceiling_explain: w.explain(top), tight: cmp(headroom.v, limit) < 0 };
   }

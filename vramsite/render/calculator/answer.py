@@ -125,7 +125,8 @@ def served_answer(guide: Guide, fmt: Formatter, catalog: Catalog, case: Case, fo
         room = kv_room_gib(verdict)
         if room is None:
             continue
-        row = _served_row(fmt, market, engine, view, offer, room.value, verdict.weights_gib.value, b, case, read)
+        row = _served_row(fmt, market, engine, view, offer, room.value * BYTES_PER_GIB,
+                          verdict.weights_gib.value * BYTES_PER_GIB, b, case, read)
         if row is not None:
             result["offers"].append(row)
     if result["offers"]:
@@ -152,11 +153,10 @@ def _sequence_bytes(model, cards: int, by_layers: bool, b: Figure, context: int)
             attention.sequence_bytes(layers, b, context).value / share)
 
 
-def _served_row(fmt, market, engine, view, offer, room_gib, weights_gib, b, case, read) -> dict | None:
+def _served_row(fmt, market, engine, view, offer, room_bytes, weights_bytes, b, case, read) -> dict | None:
     """One offer where the engine starts with the case's context and holds its sequences; None where not."""
     cards = offer.count
     per_token, each = _sequence_bytes(view.model, cards, sized_to_request(engine), b, case.context)
-    room_bytes = room_gib * BYTES_PER_GIB
     need = each * case.batch
     if room_bytes < need:
         return None
@@ -172,8 +172,8 @@ def _served_row(fmt, market, engine, view, offer, room_gib, weights_gib, b, case
         bandwidth = product(given(cards, "cards", COUNT), bandwidth, unit="GB/s", kind=BANDWIDTH,
                             label="combined bandwidth")
     ceiling = quotient(bandwidth, read, unit="tokens/s", kind=THROUGHPUT, label="decode ceiling")
-    per_card = Figure(weights_gib * (BYTES_PER_GIB / BYTES_PER_GB), "GB", WEIGHTS, "per card", Formula("×", (
-        given(weights_gib, "GiB", MEMORY), given(BYTES_PER_GIB / BYTES_PER_GB, "GB/GiB", FACTOR))))
+    per_card = Figure(weights_bytes / BYTES_PER_GB, "GB", WEIGHTS, "per card", Formula("÷", (
+        given(weights_bytes, "B", COUNT), given(BYTES_PER_GB, "B/GB", FACTOR))))
     return {
         "key": f"{cards}x-{offer.gpu.id}", "config": _config_text(fmt, offer.gpu, cards),
         "per_card": fmt.figure(per_card), "headroom": fmt.figure(headroom), "headroom_explain": "",

@@ -15,6 +15,7 @@ from ...calc.guide import Guide
 from ...calc.lookup import ranked_offers
 from ...calc.serving import kv_room_gib, serving_engine, sized_to_request
 from ...calc.weight_formats import weight_bytes
+from ...units import BYTES_PER_GIB
 from ...load.model import Model
 from ...tables.selection_words import selection_words
 from ..format import MONEY_PERIODS, UNIT_PATTERNS, Formatter
@@ -75,8 +76,9 @@ def _offer_data(offer, guide: Guide) -> dict:
 def serving_data(guide: Guide, offers) -> dict:
     """Per catalogue model, where the site has engines (calc/serving.py): the format it ships in, and for each format
     it offers the engine, whether that engine sizes its cache to the request, the bytes of its weights, the GB a
-    token reads, and per offer of ``offers`` (in their order) the GiB each card has for sequences whatever the
-    context and the GiB of weights it holds, or None where the engine sizes no cache there. The script decides
+    token reads, the bytes of weights each card holds by card count, and per offer of ``offers`` (in their order)
+    the bytes each card has for sequences whatever the context (with the bytes of weights each card holds where a
+    kernel for that card loads them otherwise), or None where the engine sizes no cache there. The script decides
     from these, for the context and sequences asked, what the tables decide from the same verdicts."""
     if not guide.serves:
         return {}
@@ -85,17 +87,28 @@ def serving_data(guide: Guide, offers) -> dict:
         formats = {}
         for weight_format in view.formats():
             engine = serving_engine(guide.data.engines, weight_format)
-            entries = []
+            entries, weights = [], {}
             for offer in offers:
                 answer = view.serve(weight_format.id, offer.gpu, offer.count)
                 room = kv_room_gib(answer)
-                entries.append(None if room is None else [_num(room.value), _num(answer.weights_gib.value)])
+                if room is None:
+                    entries.append(None)
+                    continue
+                loaded = _bytes(answer.weights_gib.value)
+                usual = weights.setdefault(str(offer.count), loaded)
+                entries.append(_bytes(room.value) if loaded == usual else [_bytes(room.value), loaded])
             formats[weight_format.id] = {
                 "engine": engine.id, "engine_name": engine.name, "request": sized_to_request(engine),
                 "weight_bytes": _num(weight_bytes(view.model, weight_format).value),
-                "read": _num(view.format_read(weight_format.id).value), "offers": entries}
+                "read": _num(view.format_read(weight_format.id).value), "weights_per_card": weights,
+                "offers": entries}
         found[view.id] = {"native": view.native_format().id, "order": list(formats), "formats": formats}
     return found
+
+
+def _bytes(gib: Decimal) -> str:
+    """GiB as bytes, the shortest exact text: the script reads the same number, in a third of the characters."""
+    return format((gib * BYTES_PER_GIB).normalize(), "f")
 
 
 def serving_kv(guide: Guide) -> dict:
