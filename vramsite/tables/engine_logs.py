@@ -20,7 +20,9 @@ def _gib(figure) -> Cell:
 def _start(started: bool | None) -> Cell:
     if started is None:
         return Cell(Text("—"))
-    return Cell(Flag("started" if started else "did not start"), flags=() if started else ("no",))
+    if started:
+        return Cell(Msg.of("started"))
+    return Cell(Flag("did not start"), flags=("no",))
 
 
 def _run(guide: Guide, log) -> list[str]:
