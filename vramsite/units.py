@@ -12,6 +12,9 @@ BYTES_PER_MIB = Decimal(2) ** 20
 
 BILLION = Decimal(10) ** 9
 
+GIB_DECIMALS = 2
+"""GiB as engines log them, and as the site quotes an engine's figures: vLLM prints two decimals."""
+
 
 def billions(count: int) -> Decimal:
     """A parameter count in billions, to two decimals, as the catalogue states it (8,030,261,248 -> 8.03)."""

@@ -14,13 +14,11 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from ..load.model import EngineLog, SiteData
-from .engines import Budget, card_gib, engine_budget
+from .engines import GIB, MIB_PER_GIB, Budget, card_gib, engine_budget
 from .figure import MEMORY, Figure, given
 from .serving import verdict
 from .weight_formats import format_by_id
 
-GIB = "GiB"
-MIB_PER_GIB = Decimal(1024)
 NOMINAL_CARD_GIB = Decimal(1024)
 """llama.cpp sizes its cache to the request: where a log does not say the card's memory, its cache is still
 compared, on a card too large to refuse anything (its start is then not judged)."""

@@ -567,19 +567,15 @@ class CatalogueView:
 
     def format_weights(self, format_id: str) -> Figure:
         """Every weight, every expert included, in the format, in GB."""
-        stored = weight_formats.weight_bytes(self.model, self.guide.weight_format(format_id))
+        stored = serving.stored_weights(self.model, self.guide.weight_format(format_id), 1)
         return product(stored, unit="GB", kind=WEIGHTS, label="weights", scale=1 / BYTES_PER_GB)
 
     def format_bits(self, format_id: str) -> Figure:
         """Bits per weight on average over every parameter: scales and the parts kept in 16 bits included."""
-        stored = weight_formats.weight_bytes(self.model, self.guide.weight_format(format_id))
+        stored = serving.stored_weights(self.model, self.guide.weight_format(format_id), 1)
         bits = product(stored, given(8, "bits/B", FACTOR, "bits per byte"), unit="bits", kind=FACTOR, label="bits")
         params = given(self.model.params_billion * 10 ** 9, "", COUNT, "parameters")
         return quotient(bits, params, unit="bits", kind=FACTOR, label="bits per weight")
-
-    @staticmethod
-    def in_gb(gib: Figure) -> Figure:
-        return serving.in_gb(gib)
 
     def runs_alone(self, format_id: str) -> tuple["GpuView", ...]:
         """The priced cards on one of which the format's engine starts the model at the site's context and batch."""
@@ -621,28 +617,6 @@ class CatalogueView:
         def need_on(cards: int) -> Figure:
             return self.need(method, cards).total
         return lookup(need_on(1), method, market or self.guide.market, need_on)
-
-    def fits_one(self, gpu: "GpuView", method: Method) -> bool:
-        """Whether one card holds the method's need and has the hardware its precision needs."""
-        return (rules.lacks_feature(gpu.gpu, method) is None
-                and rules.fits(self.need(method).total.value, gpu.gpu.memory_gb))
-
-    def usd_per_million_tokens(self, gpu: "GpuView", precision_id: str) -> Figure | None:
-        """What a million tokens decoded at one card's ceiling cost at its hourly price (None: no price)."""
-        hourly = gpu.hourly
-        if hourly is None:
-            return None
-        return cost.usd_per_million_tokens(hourly, self.decode_ceiling(gpu.id, precision_id))
-
-    def cheapest_to_run(self, precision_id: str) -> "GpuView | None":
-        """Among the priced cards one of which holds the model at this precision, the lowest cost per
-        million tokens decoded at the card's ceiling; None when no single card holds it."""
-        method = self.guide.inference_method(precision_id)
-        costs = [(self.usd_per_million_tokens(gpu, precision_id), gpu) for gpu in self.guide.gpus
-                 if gpu.hourly is not None and self.fits_one(gpu, method)]
-        if not costs:
-            return None
-        return min(costs, key=lambda item: (item[0].value, item[1].id))[1]
 
 
 class GpuView:

@@ -38,6 +38,8 @@ class Verdict:
     """None where the engine never gets to size a cache: the card lacks a feature, or the engine the format."""
     refusal: str | None = None
     """Why the engine cannot run the format here at all: 'needs fp8', 'does not load ...'."""
+    needs: str | None = None
+    """The hardware feature the format needs and the card lacks, where that is the refusal."""
 
     @property
     def starts(self) -> bool:
@@ -123,7 +125,7 @@ def _verdict(engines: Engines, model: CatalogueModel, weight_format: WeightForma
     needed = missing_feature(gpu, weight_format)
     if needed:
         return Verdict(engine, weight_format, cards, weights, None,
-                       f"needs {needed}: {gpu.name} cannot compute in {weight_format.name}")
+                       f"needs {needed}: {gpu.name} cannot compute in {weight_format.name}", needed)
     memory = card_gib(card)
     if weights.value > memory.value:
         return Verdict(engine, weight_format, cards, weights, None,
@@ -138,6 +140,16 @@ def _verdict(engines: Engines, model: CatalogueModel, weight_format: WeightForma
 def sized_to_request(engine: Engine) -> bool:
     """The engine allocates the cache the request asks for (llama.cpp) instead of keeping a budget."""
     return engine.budget == "request"
+
+
+def sequence_split(engine: Engine, model: CatalogueModel, cards: int) -> tuple[tuple, Decimal]:
+    """How each of ``cards`` cards holds a sequence: (the layers it keeps them in, the share of those it holds).
+    An engine that sizes its cache to the request splits the layers (each card keeps every layer's cache for
+    its share of them, as calc/engines.sequences_gib_by_layers); the others split the heads of every layer."""
+    layers = attention.model_layers(model)
+    if sized_to_request(engine):
+        return layers, Decimal(cards)
+    return attention.on_one_card(layers, cards), Decimal(1)
 
 
 def kv_room_gib(answer: Verdict) -> Figure | None:
@@ -183,9 +195,9 @@ def room_tokens(answer: Verdict, model: CatalogueModel, kv_format: KvCacheFormat
         return None
     if not sized_to_request(answer.engine):
         return answer.budget.kv_tokens
-    per_token = attention.kv_bytes_per_token(attention.model_layers(model), element_bytes(kv_format))
-    share = per_token.value / answer.cards
-    held = (room.value * BYTES_PER_GB / share).to_integral_value(rounding=ROUND_FLOOR)
+    layers, share = sequence_split(answer.engine, model, answer.cards)
+    per_token = attention.kv_bytes_per_token(layers, element_bytes(kv_format))
+    held = (room.value * BYTES_PER_GB / (per_token.value / share)).to_integral_value(rounding=ROUND_FLOOR)
     return Figure(held, "tokens", COUNT, "tokens the room holds", Formula("⌊÷⌋", (room, per_token)))
 
 
@@ -194,7 +206,10 @@ def sequences_held(answer: Verdict, model: CatalogueModel, kv_format: KvCacheFor
     room = kv_room_gb(answer)
     if room is None:
         return None
-    layers = attention.on_one_card(attention.model_layers(model), answer.cards)
+    layers, share = sequence_split(answer.engine, model, answer.cards)
+    if share != 1:  # each card holds its share of every sequence: the room stands for that many times its size
+        room = product(room, given(share, "cards", COUNT, "cards sharing the layers"), unit="GB", kind=MEMORY,
+                       label=room.label)
     return attention.concurrent_sequences(layers, element_bytes(kv_format), room, context)
 
 

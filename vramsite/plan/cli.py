@@ -8,9 +8,8 @@ from collections.abc import Callable
 from decimal import Decimal, InvalidOperation
 
 from ..errors import InputError, Problem
+from ..units import GIB_DECIMALS
 
-GIB_DECIMALS = 2
-"""GiB in the answer: as engines log them (vLLM prints two decimals)."""
 JSON_NULL_UNTIL_THROUGHPUT = ("decode_tokens_per_s", "ttft_s", "usd_per_million_tokens")
 """Fields the throughput model fills; null until it does (docs/editing.md, "Plan one model on one card")."""
 

@@ -4,11 +4,9 @@
 from __future__ import annotations
 
 from ..calc.guide import Guide
-from .guide import figure_cell
+from ..units import GIB_DECIMALS
 from .model import Cell, Column, Fig, Flag, Msg, Row, Table, Text
 
-GIB_DECIMALS = 2
-"""As vLLM prints GiB: two decimals."""
 
 
 def _gib(figure) -> Cell:

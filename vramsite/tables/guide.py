@@ -33,6 +33,11 @@ def model_header(model: ModelView, sub=None) -> Cell:
     return Cell(Text(model.name), sub=sub)
 
 
+def catalogue_model_header(model, sub=None) -> Cell:
+    """A real model's name, linked to its page."""
+    return Cell(Link(("model", model.id), Text(model.name)), sub=sub)
+
+
 def gpu_header(gpu, sub=None) -> Cell:
     return Cell(Link(("gpu", gpu.id), Text(gpu.name)), sub=sub)
 

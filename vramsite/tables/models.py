@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from ..calc.guide import CatalogueView, Guide
 from ..load.model import MethodKind
-from .guide import figure_cell, gpu_header, lacks_cell, lookup_answer, method_label, not_held_cell, tokens_label
-from .model import Cell, Column, Fig, Flag, Link, Msg, Names, Row, Table, Text
+from .guide import catalogue_model_header, figure_cell, lookup_answer, method_label, tokens_label
+from .model import Cell, Column, Fig, Flag, Msg, Names, Row, Table, Text
 from .selection_words import selection_words
 from .serving import choice_cell
 
@@ -20,10 +20,6 @@ def layer_kinds(model: CatalogueView) -> Cell:
     kinds = tuple(dict.fromkeys(group.kind for group in model.model.layers))
     names = Names(tuple(Msg.of(f"layers:{kind}") for kind in kinds))
     return Cell(names, sub=Msg.of("mixture of experts") if model.experts else None)
-
-
-def model_header(model: CatalogueView, sub=None) -> Cell:
-    return Cell(Link(("model", model.id), Text(model.name)), sub=sub)
 
 
 def lookup_cell(found) -> Cell:
@@ -52,7 +48,7 @@ def models_table(guide: Guide) -> Table | None:
         cells = (layer_kinds(model), figure_cell(model.params), figure_cell(model.active_params),
                  figure_cell(model.max_context), figure_cell(model.kv_per_token(bf16.id)),
                  Cell(Text(model.native_format().name)), choice_cell(guide, model.serving_choice(model.native_format().id)))
-        rows.append(Row(model_header(model, Text(model.architecture)), cells, model.id))
+        rows.append(Row(catalogue_model_header(model, Text(model.architecture)), cells, model.id))
     return Table("models", Msg.of("Every model in the catalogue"), Msg.of("Model"), columns, tuple(rows))
 
 

@@ -10,8 +10,8 @@ hardware the format needs.
 from __future__ import annotations
 
 from ..calc.guide import CatalogueView, Guide
-from ..calc.serving import Verdict, longest_context, room_tokens, sequences_held, serving_engine
-from .guide import cards_label, figure_cell, gpu_header, tokens_label
+from ..calc.serving import Verdict, in_gb, longest_context, room_tokens, sequences_held, serving_engine
+from .guide import cards_label, catalogue_model_header, figure_cell, gpu_header, tokens_label
 from .model import Cell, Column, Fig, Flag, Link, Msg, Row, Table, Text
 
 NATIVE = "the checkpoint’s format"
@@ -30,9 +30,8 @@ def format_header(view: CatalogueView, weight_format) -> Cell:
 
 def refusal_cell(answer: Verdict) -> Cell:
     """Why the engine gives no figure here: the feature the card lacks, or that it does not start."""
-    if answer.refusal and answer.refusal.startswith("needs "):
-        feature = answer.weight_format.requires_feature
-        return Cell(Msg.of("no {feature}", feature=Text(feature.upper())), flags=("no",))
+    if answer.needs:
+        return Cell(Msg.of("no {feature}", feature=Text(answer.needs.upper())), flags=("no",))
     return Cell(Flag(DOES_NOT_START), flags=("no",))
 
 
@@ -79,7 +78,7 @@ def model_serving_table(guide: Guide, model: str) -> Table:
         if choice is None:
             rows.append(Row(header, (Cell(), choice_cell(guide, None), Cell(), Cell()), weight_format.id))
             continue
-        rows.append(Row(header, (figure_cell(view.in_gb(choice.verdict.weights_gib)), choice_cell(guide, choice),
+        rows.append(Row(header, (figure_cell(in_gb(choice.verdict.weights_gib)), choice_cell(guide, choice),
                                  figure_cell(guide.gpu(choice.offer.gpu.id).order(choice.offer.count), period=True),
                                  figure_cell(room_tokens(choice.verdict, view.model, guide.serving_kv()))),
                         weight_format.id))
@@ -90,7 +89,8 @@ def model_serving_table(guide: Guide, model: str) -> Table:
 def _per_card(guide: Guide, view: CatalogueView, kind: str, caption: Msg, card_figure, cell_of,
               context: int | None = None) -> Table:
     """A row per card (largest memory first), a column per format; ``cell_of(card, answer)`` fills a cell where
-    the engine starts with ``context`` tokens (default: the site's), else the reason it does not."""
+    the engine starts with ``context`` tokens (default: the site's) and it has a figure, else the reason it does
+    not."""
     shown = view.formats()
     columns = tuple(Column(Text(weight_format.name), True, weight_format.id) for weight_format in shown)
     rows = []
@@ -98,7 +98,7 @@ def _per_card(guide: Guide, view: CatalogueView, kind: str, caption: Msg, card_f
         cells = []
         for weight_format in shown:
             answer = view.serve(weight_format.id, card.gpu, 1, context=context, sequences=1)
-            cells.append((cell_of(card, answer) or refusal_cell(answer)) if answer.starts else refusal_cell(answer))
+            cells.append((answer.starts and cell_of(card, answer)) or refusal_cell(answer))
         rows.append(Row(gpu_header(card, Fig(card_figure(card))), tuple(cells), card.id))
     return Table(f"model-{kind}-{view.id}", caption, Msg.of("GPU"), columns, tuple(rows))
 
@@ -107,9 +107,9 @@ def model_context_table(guide: Guide, model: str) -> Table:
     """The longest context one sequence may have on one card, per format, under the format's engine."""
     view = guide.catalogue_model(model)
 
-    def cell(card, answer: Verdict) -> Cell:
+    def cell(card, answer: Verdict) -> Cell | None:
         tokens = longest_context(answer, view.model, guide.serving_kv())
-        return figure_cell(tokens) if tokens else Cell(Flag(DOES_NOT_START), flags=("no",))
+        return figure_cell(tokens) if tokens else None
 
     return _per_card(guide, view, "context", Msg.of("Longest context of {model} on one card", model=Text(view.name)),
                      lambda card: card.memory, cell)
@@ -182,8 +182,8 @@ def gpu_models_table(guide: Guide, gpu: str) -> Table | None:
         native = view.native_format()
         answer = view.serve(native.id, card.gpu)
         room = figure_cell(room_tokens(answer, view.model, guide.serving_kv())) if answer.fits else refusal_cell(answer)
-        rows.append(Row(Cell(Link(("model", view.id), Text(view.name))), (Cell(Text(native.name)), Cell(Text(answer.engine.name)),
-                                             figure_cell(view.in_gb(answer.weights_gib)), room), view.id))
+        rows.append(Row(catalogue_model_header(view), (Cell(Text(native.name)), Cell(Text(answer.engine.name)),
+                                             figure_cell(in_gb(answer.weights_gib)), room), view.id))
     return Table(f"gpu-models-{card.id}", Msg.of("Real models on one {card}", card=Text(card.name)), Msg.of("Model"),
                  columns, tuple(rows))
 

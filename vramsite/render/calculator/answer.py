@@ -10,8 +10,7 @@ from functools import cache, lru_cache
 
 from ...calc import attention, cost, rules
 from ...calc.figure import BANDWIDTH, COUNT, FACTOR, MEMORY, THROUGHPUT, WEIGHTS, Figure, Formula, given, product, quotient
-from ...calc.weight_formats import weight_bytes
-from ...calc.serving import kv_room_gib, serving_engine, sized_to_request
+from ...calc.serving import kv_room_gib, sequence_split, serving_engine, sized_to_request, stored_weights
 from ...units import BYTES_PER_GB, BYTES_PER_GIB
 from ...calc.guide import CatalogueView, Guide, ModelView
 from ...calc.lookup import configuration, lookup, ranked_offers
@@ -107,7 +106,7 @@ def served_answer(guide: Guide, fmt: Formatter, catalog: Catalog, case: Case, fo
     precision = guide.kv_precision(kv) if kv else guide.kv_precision()
     b = attention.element_bytes(precision)
     layers = attention.model_layers(view.model)
-    stored = given(weight_bytes(view.model, weight_format).value, "B", COUNT, "bytes")
+    stored = given(stored_weights(view.model, weight_format, 1).value, "B", COUNT, "bytes")
     weights = Figure(stored.value / BYTES_PER_GB, "GB", WEIGHTS, "weights",
                      Formula("÷", (stored, given(BYTES_PER_GB, "B/GB", FACTOR, "bytes per GB"))))
     lines = [_line(fmt, weights), _line(fmt, attention.sequences_memory(layers, b, case.context, case.batch))]
@@ -141,14 +140,10 @@ def served_answer(guide: Guide, fmt: Formatter, catalog: Catalog, case: Case, fo
 
 
 @lru_cache(maxsize=4096)
-def _sequence_bytes(model, cards: int, by_layers: bool, b: Figure, context: int) -> tuple[Decimal, Decimal]:
-    """What one token, and one sequence of ``context`` tokens with its state, keep on each card (bytes): where the
-    engine splits the layers across the cards, each holds its share of every sequence; where it splits the heads,
-    each holds its share of every layer."""
-    if by_layers:
-        layers, share = attention.model_layers(model), Decimal(cards)
-    else:
-        layers, share = attention.on_one_card(attention.model_layers(model), cards), Decimal(1)
+def _sequence_bytes(model, engine, cards: int, b: Figure, context: int) -> tuple[Decimal, Decimal]:
+    """What one token, and one sequence of ``context`` tokens with its state, keep on each card (bytes), as the
+    engine splits them (calc/serving.sequence_split)."""
+    layers, share = sequence_split(engine, model, cards)
     return (attention.kv_bytes_per_token(layers, b).value / share,
             attention.sequence_bytes(layers, b, context).value / share)
 
@@ -156,7 +151,7 @@ def _sequence_bytes(model, cards: int, by_layers: bool, b: Figure, context: int)
 def _served_row(fmt, market, engine, view, offer, room_bytes, weights_bytes, b, case, read) -> dict | None:
     """One offer where the engine starts with the case's context and holds its sequences; None where not."""
     cards = offer.count
-    per_token, each = _sequence_bytes(view.model, cards, sized_to_request(engine), b, case.context)
+    per_token, each = _sequence_bytes(view.model, engine, cards, b, case.context)
     need = each * case.batch
     if room_bytes < need:
         return None

@@ -13,8 +13,7 @@ from ...calc import cost, rules
 from ...calc.figure import Figure
 from ...calc.guide import Guide
 from ...calc.lookup import ranked_offers
-from ...calc.serving import kv_room_gib, serving_engine, sized_to_request
-from ...calc.weight_formats import weight_bytes
+from ...calc.serving import kv_room_gib, serving_engine, sized_to_request, stored_weights
 from ...units import BYTES_PER_GIB
 from ...load.model import Model
 from ...tables.selection_words import selection_words
@@ -99,7 +98,7 @@ def serving_data(guide: Guide, offers) -> dict:
                 entries.append(_bytes(room.value) if loaded == usual else [_bytes(room.value), loaded])
             formats[weight_format.id] = {
                 "engine": engine.id, "engine_name": engine.name, "request": sized_to_request(engine),
-                "weight_bytes": _num(weight_bytes(view.model, weight_format).value),
+                "weight_bytes": _num(stored_weights(view.model, weight_format, 1).value),
                 "read": _num(view.format_read(weight_format.id).value), "weights_per_card": weights,
                 "offers": entries}
         found[view.id] = {"native": view.native_format().id, "order": list(formats), "formats": formats}
