@@ -376,3 +376,21 @@ def test_no_padding_where_the_card_computes_in_the_format_or_is_not_named(data):
         assert loaded == stored
     stored, loaded = _loaded(data, "llama-3.1-8b", "bf16", "h100-sxm")
     assert loaded == stored
+
+
+def test_a_card_free_term_is_the_same_figure_on_every_card_and_the_budget_still_follows_the_card(data, book):
+    """The activation peak and the sequences' cache are worked out once per request shape; the budget is not."""
+    vllm, model = book.engine("vllm"), data.catalogue[0]
+    kv = book.kv_cache_format("bf16")
+    small, large = (engines.engine_budget(vllm, gib(memory), gib(10), model, 1, 8192, 1, kv) for memory in (40, 60))
+    assert small.taken[0] is large.taken[0]  # the same shape (both below 70 GiB, so the same defaults): one figure
+    assert large.kv_cache_gib.value - small.kv_cache_gib.value == Decimal("0.9") * 20
+
+
+def test_a_hash_kept_on_a_card_stays_out_of_its_pickle(data):
+    """A string's hash is salted per process: a pickled card (the page cache, a worker's result) carries none."""
+    import pickle
+    card = data.gpus[0]
+    hash(card)
+    copy = pickle.loads(pickle.dumps(card))
+    assert "_hash" not in copy.__dict__ and copy == card and hash(copy) == hash(card)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from decimal import Decimal
+from functools import lru_cache
 from typing import ClassVar, Protocol
 
 from ..load.model import CatalogueModel, LayerGroup, Method, Model, Precision
@@ -187,7 +188,9 @@ def layer_kind(group: LayerGroup) -> LayerKind:
     return KINDS[group.kind](count=group.count, **dict(group.sizes))
 
 
+@lru_cache(maxsize=4096)
 def model_layers(model: CatalogueModel) -> tuple[LayerKind, ...]:
+    """The model's layer groups as kinds, made once per model: every verdict on every card asks for them."""
     return tuple(layer_kind(group) for group in model.layers)
 
 
@@ -209,6 +212,7 @@ def element_bytes(precision: Precision) -> Figure:
 # -- per token and per sequence ----------------------------------------------
 
 
+@lru_cache(maxsize=8192)
 def kv_bytes_per_token(layers: tuple[LayerKind, ...], b: Figure) -> Figure:
     """What one token costs in every layer that caches it, while every window still holds it (B)."""
     return total(*(group.bytes_per_token(b) for group in layers), unit="B", kind=COUNT, label="KV cache per token")
@@ -234,6 +238,7 @@ def state_per_sequence(layers: tuple[LayerKind, ...]) -> Figure:
     return total(*(group.state() for group in layers), NO_BYTES, unit="B", kind=COUNT, label="state per sequence")
 
 
+@lru_cache(maxsize=8192)
 def sequence_bytes(layers: tuple[LayerKind, ...], b: Figure, context: int) -> Figure:
     """Everything one sequence of ``context`` tokens keeps: its KV cache and its state (B)."""
     return total(kv_cache_bytes(layers, b, context), state_per_sequence(layers), unit="B", kind=COUNT,

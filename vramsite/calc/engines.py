@@ -23,7 +23,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from decimal import ROUND_FLOOR, ROUND_HALF_EVEN, Decimal
-from functools import lru_cache
+from functools import cached_property, lru_cache
+from types import MappingProxyType
 from typing import Callable, Mapping
 
 from ..errors import UnknownId
@@ -104,6 +105,32 @@ class Request:
     def layers(self) -> tuple[attention.LayerKind, ...]:
         return layers_on_one_card(self.model, self.cards)
 
+    @cached_property
+    def card_free_terms(self) -> dict:
+        """The terms worked out for requests that ask the same of the engine whatever the card (``card_free``)."""
+        shape = (self.engine, tuple(self.settings.items()), self.model, self.cards, self.context, self.sequences,
+                 self.kv_format, self.given)
+        if len(_CARD_FREE) >= CARD_FREE_KEPT:
+            _CARD_FREE.clear()
+        return _CARD_FREE.setdefault(shape, {})
+
+
+_CARD_FREE: dict[tuple, dict] = {}
+CARD_FREE_KEPT = 16384
+"""How many request shapes a process keeps terms for: a site asks a few hundred; a long test session starts over."""
+
+
+def card_free(term: Callable[[Request], Figure]) -> Callable[[Request], Figure]:
+    """``term``, worked out once per request shape: the same figure on every card the shape is asked of."""
+    def once(request: Request) -> Figure:
+        terms = request.card_free_terms
+        found = terms.get(term)
+        if found is None:
+            found = terms[term] = term(request)
+        return found
+    once.__doc__, once.__name__, once.__wrapped__ = term.__doc__, term.__name__, term
+    return once
+
 
 # -- looking up ----------------------------------------------------------------
 
@@ -156,11 +183,13 @@ def element_bytes(kv_format: KvCacheFormat) -> Figure:
                                 given(BITS_PER_BYTE, "bits/B", FACTOR, "bits per byte"))))
 
 
+@card_free
 def kv_bytes_per_token(request: Request) -> Figure:
     """What one token costs on one card, in every layer that caches it (B)."""
     return attention.kv_bytes_per_token(request.layers, element_bytes(request.kv_format))
 
 
+@card_free
 def sequences_gib(request: Request) -> Figure:
     """What ``sequences`` sequences of ``context`` tokens keep on one card, cache and state, where the cards
     split the model by tensor (heads) (GiB)."""
@@ -169,6 +198,7 @@ def sequences_gib(request: Request) -> Figure:
                    label="the sequences' KV cache per card", scale=1 / BYTES_PER_GIB)
 
 
+@card_free
 def sequences_gib_by_layers(request: Request) -> Figure:
     """The same where the cards split the model by layers, as llama.cpp does: each card keeps its share
     of the layers whole, latent included (GiB)."""
@@ -264,13 +294,7 @@ def profiled_share(request: Request) -> Budget:
     """
     share = product(request.memory_gib, request.setting_figure("gpu_memory_utilization"), unit=GIB, kind=MEMORY,
                     label="the share vLLM may use")
-    batched = batched_tokens(request)
-    rows = Figure(min(request.setting("max_num_seqs"), batched.value), "rows", COUNT, "sampler rows")
-    sampler = product(rows, given(request.model.vocab_size, "", COUNT, "vocabulary"),
-                      request.term("sampler_bytes_per_logit", "B"), unit=GIB, kind=MEMORY, label="sampler peak",
-                      scale=1 / BYTES_PER_GIB)
-    activation = _larger(forward_peak(request, batched), sampler, "activation peak")
-    taken = (activation, runtime_overhead(request))
+    taken = (profiling_peak(request), runtime_overhead(request))
     kv = difference(difference(share, request.weights_gib), total(*taken, unit=GIB, kind=MEMORY, label="taken"),
                     label="KV cache budget")
     tokens = _tokens_held(kv, kv_bytes_per_token(request))
@@ -281,6 +305,17 @@ def profiled_share(request: Request) -> Budget:
         starts = False
         reason = request.engine.error("short_context").format(context=request.context, tokens=tokens.value)
     return _verdict(request, kv, tokens, starts, reason, taken)
+
+
+@card_free
+def profiling_peak(request: Request) -> Figure:
+    """vLLM's profiling run: the larger of its forward pass and its sampler (GiB)."""
+    batched = batched_tokens(request)
+    rows = Figure(min(request.setting("max_num_seqs"), batched.value), "rows", COUNT, "sampler rows")
+    sampler = product(rows, given(request.model.vocab_size, "", COUNT, "vocabulary"),
+                      request.term("sampler_bytes_per_logit", "B"), unit=GIB, kind=MEMORY, label="sampler peak",
+                      scale=1 / BYTES_PER_GIB)
+    return _larger(forward_peak(request, batched), sampler, "activation peak")
 
 
 def static_fraction(request: Request) -> Budget:
@@ -315,7 +350,7 @@ def _static_fraction(request: Request) -> Figure:
 def free_fraction(request: Request) -> Budget:
     """TensorRT-LLM: KV = free_gpu_memory_fraction × (memory − overhead − weights − activations), or what
     max_tokens tokens take where that is set and smaller."""
-    taken = (runtime_overhead(request), forward_peak(request, request.setting_figure("max_num_tokens", "tokens")))
+    taken = (runtime_overhead(request), engine_activations(request))
     free = difference(difference(request.memory_gib, request.weights_gib),
                       total(*taken, unit=GIB, kind=MEMORY, label="taken"), label="free after weights and activations")
     kv = product(free, request.setting_figure("free_gpu_memory_fraction"), unit=GIB, kind=MEMORY,
@@ -329,6 +364,13 @@ def free_fraction(request: Request) -> Budget:
     return _verdict(request, kv, tokens, starts, None if starts else request.engine.error("no_room"), taken)
 
 
+@card_free
+def engine_activations(request: Request) -> Figure:
+    """TensorRT-LLM: the activations of a forward pass of max_num_tokens tokens (GiB)."""
+    return forward_peak(request, request.setting_figure("max_num_tokens", "tokens"))
+
+
+@card_free
 def compute_buffer(request: Request) -> Figure:
     """llama.cpp's compute buffer on one card: the worst-case graph of ubatch tokens, every one an output,
     so the logits [vocab + hidden, ubatch] in F32; without flash attention the attention scores
@@ -408,11 +450,18 @@ def engine_budget(engine: Engine, card: Gpu | Figure, weights_per_card: Figure, 
     for name in chosen:
         engine.setting(name)  # an unknown setting is named with the known ones
     memory = card_gib(card)
-    resolved = {setting.name: chosen[setting.name] if setting.name in chosen else setting.default_for(memory.value)
-                for setting in engine.settings}
+    resolved = _resolved_settings(engine, memory.value, tuple(chosen.items()))
     request = Request(engine, resolved, memory, in_gib(weights_per_card), model, cards, context, sequences, kv_format,
                       frozenset(chosen))
     return RULES[engine.budget](request)
+
+
+@lru_cache(maxsize=1024)
+def _resolved_settings(engine: Engine, memory_gib: Decimal, chosen: tuple[tuple[str, Decimal], ...]) -> Mapping:
+    """Every setting of the engine: the reader's where chosen, else its default for a card of ``memory_gib``."""
+    chosen_by_name = dict(chosen)
+    return MappingProxyType({setting.name: chosen_by_name[setting.name] if setting.name in chosen_by_name
+                             else setting.default_for(memory_gib) for setting in engine.settings})
 
 
 def loaded_weights(engine: Engine, model: CatalogueModel, weight_format: WeightFormat, card: Gpu | None, cards: int,

@@ -105,17 +105,16 @@ def verdict(engines: Engines, model: CatalogueModel, weight_format: WeightFormat
 
     Worked out once per distinct question in a process, whatever the load its data came from: the pages, the
     calculator and both languages ask the same thousands, and a test session asks them again for every build."""
-    return _verdict(engines, model, weight_format, card, cards, context, sequences, kv_format,
-                    engine or serving_engine(engines, weight_format), tuple(settings))
+    engine = engine or serving_engine(engines, weight_format)
+    return _verdict(model, weight_format, card, cards, context, sequences, kv_format_by_id(engines, engine, kv_format),
+                    engine, tuple(settings))
 
 
 @lru_cache(maxsize=8192)
-def _verdict(engines: Engines, model: CatalogueModel, weight_format: WeightFormat, card: Gpu | Figure, cards: int,
-             context: int, sequences: int, kv_format: str, engine: Engine,
-             settings: tuple[tuple[str, Decimal], ...]) -> Verdict:
+def _verdict(model: CatalogueModel, weight_format: WeightFormat, card: Gpu | Figure, cards: int, context: int,
+             sequences: int, kv: KvCacheFormat, engine: Engine, settings: tuple[tuple[str, Decimal], ...]) -> Verdict:
     gpu = card if isinstance(card, Gpu) else None
     weights = in_gib(loaded_weights(engine, model, weight_format, gpu, cards, stored_weights(model, weight_format, cards)))
-    kv = kv_format_by_id(engines, engine, kv_format)
     if not engine.loads(weight_format.id):
         return Verdict(engine, weight_format, cards, weights, None,
                        f"{engine.name} does not load {weight_format.name} (data/engines.yaml weight_formats)")

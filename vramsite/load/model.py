@@ -14,6 +14,27 @@ from functools import cached_property
 from ..errors import UnknownId
 
 
+def hashed_once(cls):
+    """A frozen dataclass that many caches key on (a card, a model, a format, an engine): its hash, which walks
+    every field, is worked out once per object. It is this process's own (a string's hash is salted per
+    process), so pickling leaves it out."""
+    by_fields = cls.__hash__
+
+    def __hash__(self) -> int:
+        found = self.__dict__.get("_hash")
+        if found is None:
+            found = by_fields(self)
+            object.__setattr__(self, "_hash", found)
+        return found
+
+    def __getstate__(self) -> dict:
+        return {name: value for name, value in self.__dict__.items() if name != "_hash"}
+
+    cls.__hash__, cls.__getstate__ = __hash__, __getstate__
+    return cls
+
+
+
 class Period(StrEnum):
     """What a price list's prices are per: a month, or an hour of one card."""
 
@@ -60,6 +81,7 @@ class ReportedMemory:
     source: str
 
 
+@hashed_once
 @dataclass(frozen=True)
 class Gpu:
     """One rentable card, as its spec sheet states it."""
@@ -343,6 +365,7 @@ class ModelSource:
     revision: str | None = None
 
 
+@hashed_once
 @dataclass(frozen=True)
 class CatalogueModel:
     """A real model with its real architecture, layer group by layer group."""
@@ -401,6 +424,7 @@ class PartRule:
     when_layers: int | None = None
 
 
+@hashed_once
 @dataclass(frozen=True)
 class WeightFormat:
     """A format a model's weights are stored in: the storage of each tensor class, and its rules."""
@@ -512,6 +536,7 @@ class Measurement:
 # -- serving engines (data/engines.yaml) ---------------------------------------
 
 
+@hashed_once
 @dataclass(frozen=True)
 class KvCacheFormat:
     """A number format of cached keys and values, at its real bits per element (scales included)."""
@@ -562,6 +587,7 @@ class WeightLayout:
     source: str = field(default="", compare=False)
 
 
+@hashed_once
 @dataclass(frozen=True)
 class Engine:
     """A serving engine: the rule it sizes its KV cache by, its settings and terms (calc/engines.py)."""
@@ -601,6 +627,7 @@ class Engine:
         return kv_format_id in dict(self.kv_cache_formats)
 
 
+@hashed_once
 @dataclass(frozen=True)
 class Engines:
     """data/engines.yaml: the engines, the KV cache formats, and the engine verdicts name by default."""
