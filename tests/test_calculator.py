@@ -90,6 +90,20 @@ BAD_INPUT = [
     ("params", "-1", "Enter a number above zero."),
     ("params", "7,5", "Enter a number."),
     ("layers", "2.5", "Enter a whole number."),
+    ("context", "8,19", "Enter a number."),
+    ("context", "81,92", "Enter a number."),
+    ("context", ",192", "Enter a number."),
+    ("context", "0.3k", "Enter a whole number."),
+    ("context", "0k", "Enter a number above zero."),
+    ("context", "k", "Enter a number."),
+    ("context", "8kk", "Enter a number."),
+    ("context", "-8k", "Enter a number."),
+    ("params", "7k", "Enter a number."),
+]
+
+TYPED_AS_PRINTED = [  # what a reader may type for a context, and the tokens it means
+    ("8192", 8192), (" 8192 ", 8192), ("8,192", 8192), ("131,072", 131072), ("1,048,576", 1048576),
+    ("8k", 8192), ("8K", 8192), ("128k", 131072), ("32 k", 32768), ("1.5k", 1536),
 ]
 
 
@@ -104,6 +118,25 @@ def test_bad_input_gets_a_message_beside_its_field_never_an_answer():
             message = data["ui"][msgid].replace("{max}", "100,000")
             assert checked["errors"] == {field: message}, (field, value, checked)
             assert checked["state"] is None
+
+
+def test_a_context_is_read_as_the_page_prints_it_or_as_model_cards_write_it():
+    """"8,192" (the page's own grouping, in each language) and "128k" (thousands of 1,024 tokens) are the
+    numbers they say; the answer is the one for the plain digits."""
+    site = SiteCalculator("default")
+    for locale, data in _locales(site):
+        base = {"model": CUSTOM, "method": INFERENCE, "precision": data["defaults"]["precision"],
+                "kv_precision": data["defaults"]["kv_precision"], "batch": "1", "params": "7", "layers": "32",
+                "kv_heads": "8", "head_dim": "128"}
+        typed = [{**base, "context": text} for text, _ in TYPED_AS_PRINTED]
+        plain = [{**base, "context": str(tokens)} for _, tokens in TYPED_AS_PRINTED]
+        checked = run_node(data, typed + plain, what="check")
+        for (text, tokens), mine, digits in zip(TYPED_AS_PRINTED, checked, checked[len(typed):]):
+            assert mine["errors"] == {} and mine["state"]["context"] == tokens, (locale, text, mine)
+            assert mine["state"] == digits["state"], text
+        grouped = site.fmt(locale).number(131072)
+        [as_printed] = run_node(data, [{**base, "context": grouped}], what="check")
+        assert as_printed["state"]["context"] == 131072, (locale, grouped)
 
 
 def test_a_context_past_the_models_longest_is_refused_with_that_length():

@@ -441,8 +441,25 @@ var VramCalculator = (function () {
     return { params: custom, layers: custom && kv, kv_heads: custom && kv, head_dim: custom && kv, context: kv, batch: kv,
       precision: raw.method === "inference" && !served, format: served, kv_precision: kv };
   }
-  function numberError(w, text, whole, max, tooLong) {
+  // A context as model cards write one: "8k", "128K" count thousands of 1,024 tokens (128k = 131,072).
+  var TOKENS_PER_K = 1024n;
+  // The reader's number as plain digits: as typed, grouped as the page prints numbers ("8,192", the language's
+  // group separator between groups of three), or for a context in thousands of tokens; null where it is none.
+  function plainNumber(text, group, inK) {
     var s = String(text == null ? "" : text).trim();
+    var k = inK ? /^(\d+(?:\.\d+)?)\s*[kK]$/.exec(s) : null;
+    if (k) return plainDecimal(mul(dec(k[1]), Q(TOKENS_PER_K)));
+    if (!group || s.indexOf(group) < 0) return s;
+    var sep = group.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    var grouped = new RegExp("^-?\\d{1,3}(?:" + sep + "\\d{3})+(?:\\.\\d+)?$");
+    return grouped.test(s) ? s.split(group).join("") : null;
+  }
+  function plainDecimal(v) {  // a terminating fraction at or above zero as plain digits: 307.2, 131072
+    var decimals = decimalDigits(v), digits = halfUp(v, decimals).toString().padStart(decimals + 1, "0");
+    return decimals ? digits.slice(0, -decimals) + "." + digits.slice(-decimals) : digits;
+  }
+  function numberError(w, text, whole, max, tooLong) {
+    var s = text === null ? "" : text;
     if (s === "") return w.ui("Enter a number.");
     if (/^-\d*\.?\d+$/.test(s)) return w.ui("Enter a number above zero.");
     if (!/^\d*\.?\d+$/.test(s)) return w.ui("Enter a number.");
@@ -467,9 +484,10 @@ var VramCalculator = (function () {
       if (!on[name]) return;
       var max = LIMITS[name], tooLong = null;
       if (name === "context" && model && model.max_context) { max = model.max_context; tooLong = w.ui("The model reads at most {max} tokens."); }
-      var problem = numberError(w, raw[name], whole[name], max, tooLong);
+      var plain = plainNumber(raw[name], data.number.group, name === "context");
+      var problem = numberError(w, plain, whole[name], max, tooLong);
       if (problem) errors[name] = problem;
-      else state[name] = whole[name] ? Number(String(raw[name]).trim()) : String(raw[name]).trim();
+      else state[name] = whole[name] ? Number(plain) : plain;
     });
     return { state: Object.keys(errors).length ? null : state, errors: errors, fields: on };
   }
