@@ -23,7 +23,8 @@ from vramsite.calc import attention
 from vramsite.calc.offers import market_offers
 from vramsite.load.model import MethodKind
 from vramsite.publish.site import SiteBuild
-from vramsite.render.calculator import CUSTOM, INFERENCE, Case, Custom, answer, answer_html, calculator_data
+from vramsite.render.calculator import (CUSTOM, INFERENCE, Case, Custom, answer, answer_html, calculator_data,
+                                       serving_file, serving_rooms)
 from vramsite.render.inline import InlineRenderer
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -46,7 +47,7 @@ def state_of(case: Case) -> dict:
     """The case as the script's state (what the form holds once checked)."""
     state = {"model": case.model, "method": case.method, "precision": case.precision,
              "kv_precision": case.kv_precision, "context": case.context, "batch": case.batch,
-             "format": case.weight_format}
+             "format": case.weight_format, "engine": case.engine}
     if case.custom is not None:
         state.update({key: (format(value, "f") if isinstance(value, Decimal) else value)
                       for key, value in asdict(case.custom).items()})
@@ -85,7 +86,12 @@ class SiteCalculator:
         return self.build.catalogs[locale.segment]
 
     def data(self, locale, model: str | None = None) -> dict:
-        return calculator_data(self.guide, self.fmt(locale), self.catalog(locale), model)
+        """The page's data, with the serving file the script fetches (data/serving.json) in hand."""
+        return {**calculator_data(self.guide, self.fmt(locale), self.catalog(locale), model), "rooms": self.rooms}
+
+    @cached_property
+    def rooms(self) -> dict:
+        return json.loads(serving_file(serving_rooms(self.guide)))
 
     def answer(self, locale, case: Case) -> dict:
         return answer(self.guide, self.fmt(locale), self.catalog(locale), case)
@@ -118,6 +124,7 @@ class SiteCalculator:
         kv = [p["id"] for p in self.data(self.locales()[0])["kv_precisions"]] or [None]
         counts_kv = bool(kv[0])
         formats = [None, *(item.id for item in data.weight_formats)]  # one a model does not offer falls back
+        engines = [None, *(engine.id for engine in data.engines.engines)] if data.engines else [None]
         cases = []
         for _ in range(count):
             model = rng.choice(models + [CUSTOM])
@@ -131,7 +138,7 @@ class SiteCalculator:
             context = min(context, limit) if context else None
             batch = rng.choice([1, 2, 3, 8, 32, rng.randint(1, 512)]) if counts_kv else None
             cases.append(Case(model, rng.choice(methods), rng.choice([p.id for p in data.precisions]),
-                              rng.choice(kv), context, batch, custom, rng.choice(formats)))
+                              rng.choice(kv), context, batch, custom, rng.choice(formats), rng.choice(engines)))
         return cases
 
     # -- the tables ----------------------------------------------------------

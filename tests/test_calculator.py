@@ -64,6 +64,30 @@ def test_the_answer_markup_is_the_builds_character_for_character(site):
             assert html == site.html(locale, case, data), case
 
 
+def test_every_engine_answers_in_the_script_as_the_build_does():
+    """Each catalogue model in each format it offers under each engine (the format's own, one that loads it
+    elsewhere, one that does not load it), at the site's context and a long one, BF16 and FP8 KV cache: the
+    script, from the page's data and the fetched serving file, gives the build's answer; and every engine that
+    loads a format starts some model on some configuration."""
+    site = SiteCalculator("default")
+    guide = site.guide
+    engines = [engine.id for engine in guide.data.engines.engines]
+    started = set()
+    for locale, data in _locales(site):
+        cases = [Case(view.id, INFERENCE, data["defaults"]["precision"], kv, context, 1, weight_format=weight_format.id,
+                      engine=engine)
+                 for view in guide.catalogue for weight_format in view.formats() for engine in engines
+                 for kv, context in (("bf16", 8192), ("fp8", 32768))]
+        scripted = run_node(data, [state_of(case) for case in cases])
+        for case, found in zip(cases, scripted):
+            assert found == site.answer(locale, case), case
+            if found["offers"]:
+                started.add((case.engine, case.weight_format))
+    loaded = {(engine.id, weight_format.id) for engine in guide.data.engines.engines for view in guide.catalogue
+              for weight_format in view.formats() if engine.loads(weight_format.id)}
+    assert started == loaded
+
+
 def test_nothing_fits_gives_the_nodes_it_would_take(site):
     """A need past every offer: the answer names the nodes (or none) and 'talk to sales', never a blank."""
     locale = site.locales()[0]

@@ -19,6 +19,7 @@ from urllib.parse import urlparse
 import pytest
 
 from calculator_support import SITES, SiteCalculator, state_of
+from vramsite.render.calculator import INFERENCE, Case
 from site_support import write_files
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
@@ -72,8 +73,14 @@ def _guide_page(site) -> str:
 
 
 def _page_data(browser) -> dict:
-    return json.loads(browser.execute_script(
+    """The page's calculator data, with the serving file it names (data-rooms) fetched as the script fetches it."""
+    data = json.loads(browser.execute_script(
         "return document.querySelector('[data-calc] script[type=\"application/json\"]').textContent"))
+    data["rooms"] = json.loads(browser.execute_async_script("""
+        const done = arguments[arguments.length - 1], url = document.querySelector("[data-calc]").dataset.rooms;
+        if (!url) { done("{}"); return; }
+        fetch(url).then(r => r.text()).then(done);"""))
+    return data
 
 
 def test_calculator_in_chromium_answers_as_the_build_for_every_table_case(served, browser):
@@ -192,3 +199,65 @@ def test_without_javascript_the_page_is_the_page_it_was(served):
         driver.quit()
     twin = (out / (page + ".md")).read_text(encoding="utf-8")
     assert "calc" not in twin and "<script" not in twin
+
+
+def _model_page(site, locale) -> str:
+    return f"{locale.segment}/models/{site.build.data.catalogue[0].id}.html"
+
+
+def test_a_reader_picks_another_engine_and_reads_its_answer(served, browser):
+    """A model page fetches each engine's figures once; picking an engine gives that engine's answer, the same
+    as the build's, and the link reproduces it."""
+    site, _, base = served
+    if not site.guide.serves:
+        pytest.skip("this site has no serving engines")
+    from selenium.webdriver.support.ui import Select, WebDriverWait
+
+    locale = site.locales()[0]
+    browser.get(f"{base}/{_model_page(site, locale)}")
+    data = _page_data(browser)
+    model = site.build.data.catalogue[0].id
+    for engine in data["engines"]:
+        Select(browser.find_element("name", "engine")).select_by_value(engine["id"])
+        WebDriverWait(browser, 5).until(lambda driver: engine["name"] in _answer_text(driver))
+        format_id = Select(browser.find_element("name", "format")).first_selected_option.get_attribute("value")
+        d = data["defaults"]
+        expected = site.answer(locale, Case(model, INFERENCE, d["precision"], d["kv_precision"], d["context"],
+                                            d["batch"], weight_format=format_id, engine=engine["id"]))
+        text = _answer_text(browser)
+        choice = expected["choice"]
+        assert (choice.get("none") or choice["config"]) in text, engine
+        assert [row["config"] for row in expected["offers"]] == [
+            cell.text for cell in browser.find_elements("css selector", ".calc-offers tbody th")], engine
+    query = urlparse(browser.current_url).query
+    assert f"engine={data['engines'][-1]['id']}" in query
+    after = _answer_text(browser)
+    browser.get(browser.current_url)
+    WebDriverWait(browser, 5).until(lambda driver: _answer_text(driver) == after)
+
+
+def test_without_the_serving_file_the_reader_is_told_and_nothing_is_guessed(served):
+    """The serving file unreachable (a partial upload): a real model's serving answer says the figures could not
+    be loaded instead of showing none or a wrong one; the page's own answer stays until the reader asks."""
+    site, out, base = served
+    if not site.guide.serves:
+        pytest.skip("this site has no serving engines")
+    from selenium.webdriver.support.ui import Select, WebDriverWait
+
+    locale = site.locales()[0]
+    served_file = out / "data" / "serving.json"
+    kept = served_file.read_bytes()
+    served_file.unlink()
+    browser = _driver()  # a browser of its own: another one may hold the file in its cache
+    try:
+        browser.get(f"{base}/{_model_page(site, locale)}")
+        built = _answer_text(browser)
+        data = json.loads(browser.execute_script(
+            "return document.querySelector('[data-calc] script[type=\"application/json\"]').textContent"))
+        Select(browser.find_element("name", "engine")).select_by_value(data["engines"][-1]["id"])
+        failed = data["ui"]["Each engine's figures could not be loaded; reload the page to try again."]
+        WebDriverWait(browser, 5).until(lambda driver: failed in _answer_text(driver))
+        assert built != _answer_text(browser)
+    finally:
+        browser.quit()
+        served_file.write_bytes(kept)

@@ -261,7 +261,7 @@ var VramCalculator = (function () {
     var kv = data.kv_precisions.length ? findById(data.kv_precisions, state.kv_precision) : null;
     if (data.kv_precisions.length && !kv) return null;
     return { model: model, method: method, kv: kv, context: state.context, batch: state.batch,
-      format: servedFormat(data, state) };
+      format: servedFormat(data, state), engine: state.engine };
   }
   // The weight format a state is served in, where the format's engine sizes it (calc/serving.py; answer.py
   // serving_format): the state's where the model offers it, else the one the model ships in.
@@ -269,6 +269,11 @@ var VramCalculator = (function () {
     var served = data.serving && data.serving[state.model];
     if (!served || state.method !== "inference") return null;
     return served.formats[state.format] ? state.format : served.native;
+  }
+  // The engine a served state is sized by: the state's where the site has it (it may not load the format: that
+  // is the answer then), else the format's own (answer.py serving_engine_of).
+  function servedEngine(data, c) {
+    return findById(data.engines, c.engine) || findById(data.engines, data.serving[c.model.id].formats[c.format].engine);
   }
   function customModel(state) {
     return { id: "custom", name: "custom", shape: "reference", params: state.params, layers: state.layers,
@@ -278,12 +283,12 @@ var VramCalculator = (function () {
   // -- a catalogue model served by its engine (vramsite/render/calculator/answer.py served_answer) ----------
   var GB = Q(10n ** 9n);
   function floorQ(a) { var q = a.n / a.d; return a.n < 0n && q * a.d !== a.n ? q - 1n : q; }
-  function servedRow(data, w, c, f, o, entry) {
-    var request = f.request, cards = o.count, groups, share;
+  function servedRow(data, w, c, f, held, o, entry) {
+    var request = held.request, cards = o.count, groups, share;
     if (request) { groups = c.model.groups; share = int(cards); }
     else { groups = c.model.groups.map(function (g) { return KINDS[g.kind].onOneCard(g, cards); }); share = ONE; }
     var b = elementBytes(c.kv), own = Array.isArray(entry), room = dec(own ? entry[0] : entry);
-    var weights = dec(own ? entry[1] : f.weights_per_card[String(cards)]);
+    var weights = dec(own ? entry[1] : held.weights_per_card[String(cards)]);
     var perTok = div(total(groups.map(function (g) { return KINDS[g.kind].perToken(g, b); }), "B", "count").v, share);
     var each = div(sequencesMemory(groups, b, c.context, 1).v, PER_GB);  // bytes of one sequence, cache and state
     var need = div(mul(each, int(c.batch)), share);
@@ -304,29 +309,38 @@ var VramCalculator = (function () {
       price_plain: w.figure(price), ceiling: w.figure(top), ceiling_explain: w.explain(top), tight: cmp(headroom.v, limit) < 0 };
   }
   function servedAnswer(data, c) {
-    var w = new Words(data), f = data.serving[c.model.id].formats[c.format];
+    var w = new Words(data), f = data.serving[c.model.id].formats[c.format], engine = servedEngine(data, c);
     var bytes = given(dec(f.weight_bytes), "B", "count", "bytes");
     var lines = [w.line(F(div(bytes.v, GB), "GB", "weights", "weights", "÷", [bytes, given(GB, "B/GB", "factor", "bytes per GB")])),
       w.line(sequencesMemory(c.model.groups, elementBytes(c.kv), c.context, c.batch))];
     var t = perToken(c);
-    var result = { lines: lines, per_token: t ? w.line(t) : null, offers: [], total: false, engine: f.engine_name,
-      caption: w.ui("Where {engine} starts").replace("{engine}", f.engine_name) };
-    var stored = data.serving_kv[f.engine] || {};
-    if (!Object.prototype.hasOwnProperty.call(stored, c.kv.id)) {
-      result.choice = { none: w.ui("{engine} does not store this KV cache format.").replace("{engine}", f.engine_name) };
+    var result = { lines: lines, per_token: t ? w.line(t) : null, offers: [], total: false, engine: engine.name,
+      caption: w.ui("Where {engine} starts").replace("{engine}", engine.name) };
+    if (engine.loads.indexOf(c.format) < 0) {
+      var named = findById(data.formats, c.format);
+      result.choice = { none: w.ui("{engine} does not load {format}.").replace("{engine}", engine.name)
+        .replace("{format}", named ? named.label : c.format) };
       return result;
     }
-    data.offers.forEach(function (o, i) {
-      var entry = f.offers[i];
+    var stored = data.serving_kv[engine.id] || {};
+    if (!Object.prototype.hasOwnProperty.call(stored, c.kv.id)) {
+      result.choice = { none: w.ui("{engine} does not store this KV cache format.").replace("{engine}", engine.name) };
+      return result;
+    }
+    var held = { request: engine.request, weights_per_card: {}, rooms: {} };
+    var found = data.rooms[c.model.id] && data.rooms[c.model.id][c.format] && data.rooms[c.model.id][c.format][engine.id];
+    if (found) { held.weights_per_card = found.weights_per_card; held.rooms = found.rooms; }
+    data.offers.forEach(function (o) {
+      var entry = held.rooms[o.count + "x-" + o.card];
       if (!entry) return;
-      var row = servedRow(data, w, c, f, o, entry);
+      var row = servedRow(data, w, c, f, held, o, entry);
       if (row) result.offers.push(row);
     });
     if (result.offers.length) {
       var first = result.offers[0];
       result.choice = { config: first.config, price: first.price_plain, tight: first.tight };
     } else {
-      result.choice = { none: w.ui("{engine} starts it on none of our configurations.").replace("{engine}", f.engine_name) };
+      result.choice = { none: w.ui("{engine} starts it on none of our configurations.").replace("{engine}", engine.name) };
     }
     result.offers.forEach(function (row) { delete row.price_plain; });
     return result;
@@ -439,7 +453,7 @@ var VramCalculator = (function () {
     var custom = raw.model === "custom";
     var served = raw.method === "inference" && !!(data.serving && data.serving[raw.model]);
     return { params: custom, layers: custom && kv, kv_heads: custom && kv, head_dim: custom && kv, context: kv, batch: kv,
-      precision: raw.method === "inference" && !served, format: served, kv_precision: kv };
+      precision: raw.method === "inference" && !served, format: served, engine: served, kv_precision: kv };
   }
   // A context as model cards write one: "8k", "128K" count thousands of 1,024 tokens (128k = 131,072).
   var TOKENS_PER_K = 1024n;
@@ -478,6 +492,7 @@ var VramCalculator = (function () {
     state.precision = data.inference[raw.precision] ? raw.precision : data.defaults.precision;
     state.kv_precision = findById(data.kv_precisions, raw.kv_precision) ? raw.kv_precision : data.defaults.kv_precision;
     state.format = raw.format || data.defaults.format;
+    state.engine = raw.engine || null;
     if (!model && state.model !== "custom") model = findById(data.models, state.model);
     var whole = { layers: true, kv_heads: true, head_dim: true, context: true, batch: true, params: false };
     Object.keys(LIMITS).forEach(function (name) {
@@ -493,13 +508,20 @@ var VramCalculator = (function () {
   }
 
   // -- the page ------------------------------------------------------------------
-  var FIELDS = ["model", "method", "precision", "format", "kv_precision", "context", "batch", "params", "layers", "kv_heads", "head_dim"];
+  var FIELDS = ["model", "method", "precision", "format", "engine", "kv_precision", "context", "batch", "params", "layers", "kv_heads", "head_dim"];
   function init(root) {
     var data = JSON.parse(root.querySelector("script[type='application/json']").textContent);
     var form = root.querySelector("form"), out = root.querySelector(".calc-out"), status = root.querySelector(".calc-status"), link = root.querySelector(".calc-link");
-    var query = new URLSearchParams(window.location.search);
-    FIELDS.forEach(function (name) { if (query.has(name) && form.elements[name]) form.elements[name].value = query.get(name); });
+    var query = new URLSearchParams(window.location.search), asked = false;
+    FIELDS.forEach(function (name) { if (query.has(name) && form.elements[name]) { form.elements[name].value = query.get(name); asked = true; } });
     var shown = out.innerHTML;
+    // What each engine keeps on each card is one file for every page (render/calculator/data.py serving_rooms),
+    // fetched once; until it is here, an answer that needs it waits (the page's own answer stays).
+    var roomsUrl = root.getAttribute("data-rooms"), roomsFailed = false;
+    data.rooms = null;
+    function waitsForRooms(state) {
+      return !!(state && state.method === "inference" && data.serving && data.serving[state.model]) && !data.rooms;
+    }
     function update(byReader) {
       var raw = {};
       FIELDS.forEach(function (name) { if (form.elements[name]) raw[name] = form.elements[name].value; });
@@ -513,7 +535,10 @@ var VramCalculator = (function () {
         if (message) input.setAttribute("aria-invalid", "true"); else input.removeAttribute("aria-invalid");
       });
       var html, said;
-      if (result.state) {
+      if (waitsForRooms(result.state)) {
+        said = data.ui[roomsFailed ? "Each engine's figures could not be loaded; reload the page to try again." : "Loading each engine's figures…"];
+        html = !byReader && !asked ? shown : '<p class="calc-note">' + e(said) + "</p>";
+      } else if (result.state) {
         var found = answer(data, result.state);
         html = answerHtml(found, data);
         said = summary(found, data);
@@ -534,6 +559,10 @@ var VramCalculator = (function () {
     form.addEventListener("change", function () { update(true); });
     form.addEventListener("submit", function (event) { event.preventDefault(); update(true); });
     update(false);
+    if (roomsUrl) {
+      fetch(roomsUrl).then(function (response) { if (!response.ok) throw new Error(response.status); return response.json(); })
+        .then(function (rooms) { data.rooms = rooms; update(false); }, function () { roomsFailed = true; update(false); });
+    }
   }
 
   return { answer: answer, answerHtml: answerHtml, check: check, summary: summary, init: init, dec: dec };

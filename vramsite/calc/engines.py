@@ -209,6 +209,7 @@ def sequences_gib_by_layers(request: Request) -> Figure:
                    kind=MEMORY, label="the sequences' KV cache per card", scale=1 / BYTES_PER_GIB)
 
 
+@card_free
 def runtime_overhead(request: Request) -> Figure:
     """What each card's own process takes besides weights, activations and cache (GiB)."""
     own = request.term("runtime_overhead_gib")
@@ -415,7 +416,13 @@ RULES: dict[str, Callable[[Request], Budget]] = {
 
 
 def _applied(request: Request) -> tuple[tuple[str, Decimal], ...]:
-    return tuple((name, value) for name, value in request.settings.items() if value is not None)
+    return _set_settings(tuple(request.settings.items()))
+
+
+@lru_cache(maxsize=1024)
+def _set_settings(settings: tuple[tuple[str, Decimal | None], ...]) -> tuple[tuple[str, Decimal], ...]:
+    """The settings that have a value, as a budget reports them."""
+    return tuple((name, value) for name, value in settings if value is not None)
 
 
 def _verdict(request: Request, kv: Figure, tokens: Figure, starts: bool, reason: str | None,

@@ -542,14 +542,16 @@ class CatalogueView:
         return tuple(self.guide.weight_format(format_id) for format_id in ids)
 
     def serve(self, format_id: str, gpu: Gpu, cards: int = 1, context: int | None = None,
-              sequences: int | None = None) -> Verdict:
-        """Whether the engine for the format starts the model on ``cards`` × ``gpu`` at ``context`` (default: the
-        site's) and holds ``sequences`` (default: the site's batch), under its default settings."""
+              sequences: int | None = None, engine_id: str | None = None) -> Verdict:
+        """Whether the engine (``engine_id``, default: the format's) starts the model on ``cards`` × ``gpu`` at
+        ``context`` (default: the site's) and holds ``sequences`` (default: the site's batch), under its default
+        settings."""
         context, sequences = self._context(context), self._batch(sequences)
-        key = (self.model.id, format_id, gpu.id, cards, context, sequences)
+        weight_format, engines = self.guide.weight_format(format_id), self.guide.data.engines
+        engine = engines.engine(engine_id) if engine_id else serving.serving_engine(engines, weight_format)
+        key = (self.model.id, format_id, gpu.id, cards, context, sequences, engine.id)
         return self.guide._verdicts.fetch(key, lambda: verdict(
-            self.guide.data.engines, self.model, self.guide.weight_format(format_id), gpu, cards, context, sequences,
-            self.guide.serving_kv().id))
+            engines, self.model, weight_format, gpu, cards, context, sequences, self.guide.serving_kv().id, engine))
 
     def serving_choice(self, format_id: str, context: int | None = None,
                        sequences: int | None = None) -> ServingChoice | None:

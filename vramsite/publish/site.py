@@ -23,6 +23,7 @@ from ..layout import SiteLayout, page_path
 from ..load.assemble import load_site_sources
 from ..load.pages import PAGES_FILE, PageSpec, read_page_specs, read_pages
 from ..load.reads import reading, tracked_data
+from ..render.calculator import SERVING_FILE, serving_file, serving_rooms
 from ..render.charts import chart_file
 from ..render.content import layout_problem, read_content
 from ..render.environments import content_env, has_template, layout_environment
@@ -60,6 +61,9 @@ class LanguageOutput:
     """Each page with what it depended on, for the next build (empty unless the build keeps them)."""
     kept: list[str]
     """The pages kept from the last build as they were, not rendered again."""
+    serving_rooms: dict
+    """This language's share of the calculator's serving file (``serving_share``): the languages' workers
+    share out that language-free work."""
 
 
 class SiteBuild:
@@ -163,6 +167,9 @@ class SiteBuild:
             files.add(path, content, "vramsite/tables")
         for path, content in self.chart_files(drawn=drawn).items():
             files.add(path, content, "vramsite/render/charts")
+        if self.guide.serves:
+            rooms = {model: found for output in outputs for model, found in output.serving_rooms.items()}
+            files.add(SERVING_FILE, serving_file(rooms), "vramsite/render/calculator")
         if self.catalog_problems():
             raise InputError(self.catalog_problems())
         if self.memory is not None:
@@ -198,7 +205,14 @@ class SiteBuild:
         charts = {} if problems else self.chart_files(locales=[locale])
         return LanguageOutput(pages, problems, self.tables.uses(), self.charts.uses(), charts,
                               {segment: set(catalog.missing) for segment, catalog in self.catalogs.items()},
-                              {} if problems else self._downloads(locale), records, reused)
+                              {} if problems else self._downloads(locale), records, reused,
+                              {} if problems else self.serving_share(locale))
+
+    def serving_share(self, locale) -> dict:
+        """The catalogue models whose serving rooms ``locale``'s worker works out: every n-th, n languages."""
+        locales = list(self.data.site.locales)
+        models = [model.id for model in self.data.catalogue][locales.index(locale)::len(locales)]
+        return serving_rooms(self.guide, models) if models else {}
 
     def pages_first(self, paths) -> dict[str, bytes]:
         """The pages at ``paths`` ('en/pricing.html', or its twin's path), each with its twin, and the site's

@@ -49,7 +49,7 @@ from ..load.model import LocaleConfig, Pricing, SiteConfig
 from ..load.text import excerpt
 from ..load.reads import ReadCache
 from ..tables.guide import method_label
-from .calculator import calculator_block, calculator_data
+from .calculator import SERVING_FILE, calculator_block, calculator_data
 from .calculator.markup import encoded_parts
 from .charts import chart_file, chart_title
 from .derivation import explain
@@ -193,7 +193,8 @@ class Scope:
         block = cache.fetch(("block", self.locale.segment, model),
                             lambda: calculator_block(guide, self.fmt, self.catalog, data, model, encoded))
         template = self.services.layout.get_template("partials/calculator.html")
-        text = template.render(self.template_context(**block))
+        rooms = relative_url(SERVING_FILE, posixpath.dirname(self.page_path)) if data["serving"] else None
+        text = template.render(self.template_context(**block, rooms_url=rooms))
         return Markup("\n".join(line for line in text.split("\n") if line.strip()))  # one HTML block
 
     def stats(self, items) -> Markup:

@@ -18,8 +18,8 @@ would take).
 
 from .answer import answer
 from .case import CUSTOM, INFERENCE, Case, Custom, need_of
-from .data import calculator_data
+from .data import SERVING_FILE, calculator_data, serving_file, serving_rooms
 from .markup import answer_html, calculator_block
 
-__all__ = ["CUSTOM", "INFERENCE", "Case", "Custom", "answer", "answer_html", "calculator_block", "calculator_data",
-           "need_of"]
+__all__ = ["CUSTOM", "INFERENCE", "SERVING_FILE", "Case", "Custom", "answer", "answer_html", "calculator_block",
+           "calculator_data", "need_of", "serving_file", "serving_rooms"]

@@ -10,7 +10,7 @@ from functools import cache, lru_cache
 
 from ...calc import attention, cost, rules
 from ...calc.figure import BANDWIDTH, COUNT, FACTOR, MEMORY, THROUGHPUT, WEIGHTS, Figure, Formula, given, product, quotient
-from ...calc.serving import kv_room_gib, sequence_split, serving_engine, sized_to_request, stored_weights
+from ...calc.serving import kv_room_gib, sequence_split, sized_to_request, stored_weights
 from ...units import BYTES_PER_GB, BYTES_PER_GIB
 from ...calc.guide import CatalogueView, Guide, ModelView
 from ...calc.lookup import configuration, lookup, ranked_offers
@@ -21,7 +21,7 @@ from ..derivation import explain
 from ..format import Formatter
 from ..i18n import Catalog
 from ..inline import InlineRenderer
-from .case import Case, model_of, need_of, per_token_figure, resolve_method, serving_format
+from .case import Case, model_of, need_of, per_token_figure, resolve_method, serving_engine_of, serving_format
 
 def _line(fmt: Formatter, figure: Figure) -> dict:
     return {"label": fmt.gettext(figure.label), "value": fmt.figure(figure), "explain": explain(figure, fmt)}
@@ -100,7 +100,7 @@ def served_answer(guide: Guide, fmt: Formatter, catalog: Catalog, case: Case, fo
     model pages give (calc/serving.py); calculator.js ``servedAnswer`` works the same from the data."""
     view = guide.catalogue_model(case.model)
     weight_format = guide.weight_format(format_id)
-    engine = serving_engine(guide.data.engines, weight_format)
+    engine = serving_engine_of(guide, case, format_id)
     kv = case.kv_precision
     kept = dict(engine.kv_cache_formats)
     precision = guide.kv_precision(kv) if kv else guide.kv_precision()
@@ -113,6 +113,10 @@ def served_answer(guide: Guide, fmt: Formatter, catalog: Catalog, case: Case, fo
     result = {"lines": lines, "per_token": _per_token(guide, case, fmt), "offers": [], "total": False,
               "engine": engine.name,
               "caption": catalog.gettext("Where {engine} starts").replace("{engine}", engine.name)}
+    if not engine.loads(format_id):
+        result["choice"] = {"none": catalog.gettext("{engine} does not load {format}.")
+                            .replace("{engine}", engine.name).replace("{format}", weight_format.name)}
+        return result
     if precision.id not in kept:
         result["choice"] = {"none": catalog.gettext("{engine} does not store this KV cache format.")
                             .replace("{engine}", engine.name)}
@@ -120,7 +124,7 @@ def served_answer(guide: Guide, fmt: Formatter, catalog: Catalog, case: Case, fo
     read = given(view.format_read(format_id).value, "GB", WEIGHTS, "weights read per token")
     market = guide.market
     for offer in guide.serving_offers():
-        verdict = view.serve(format_id, offer.gpu, offer.count)
+        verdict = view.serve(format_id, offer.gpu, offer.count, engine_id=engine.id)
         room = kv_room_gib(verdict)
         if room is None:
             continue

@@ -10,6 +10,7 @@ from decimal import Decimal
 from ...calc import attention, memory
 from ...calc.figure import Figure
 from ...calc.guide import Guide
+from ...calc.serving import serving_engine
 from ...load.model import MethodKind, Model
 
 INFERENCE = "inference"
@@ -43,7 +44,9 @@ class Case:
     batch: int | None = None
     custom: Custom | None = None
     weight_format: str | None = None
-    """A weight format id: a catalogue model's inference is then sized by the format's serving engine."""
+    """A weight format id: a catalogue model's inference is then sized by a serving engine."""
+    engine: str | None = None
+    """The serving engine's id; None (or one the site lacks): the format's own (calc/serving.serving_engine)."""
 
 def kv_formats(guide: Guide) -> tuple:
     """The KV cache formats a reader may pick: sizing.yaml kv_precisions, else the inference block's own."""
@@ -123,3 +126,12 @@ def per_token_figure(guide: Guide, case: Case) -> Figure | None:
     else:
         figure = attention.kv_bytes_per_token(attention.model_layers(model), attention.element_bytes(kv))
     return figure
+
+
+def serving_engine_of(guide: Guide, case: Case, format_id: str):
+    """The engine a served case is sized by: the case's where the site has it (it may not load the format: that is
+    the answer then), else the format's own (calculator.js ``servedEngine``)."""
+    engines = guide.data.engines
+    if case.engine is not None and any(engine.id == case.engine for engine in engines.engines):
+        return engines.engine(case.engine)
+    return serving_engine(engines, guide.weight_format(format_id))

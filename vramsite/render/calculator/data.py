@@ -4,6 +4,7 @@ lookup ranks them), the display rules, and every word the script may print."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from decimal import Decimal
 
@@ -32,6 +33,8 @@ UI_STRINGS = (
     "The model reads at most {max} tokens.", "Correct the marked fields to see the answer.",
     "Weight format", "Where {engine} starts", "{engine} starts it on none of our configurations.",
     "{engine} does not store this KV cache format.", "{engine} starts it. {rule}: {choice}, {price}.",
+    "Serving engine", "The format's usual engine", "{engine} does not load {format}.", "Loading each engine's figures…",
+    "Each engine's figures could not be loaded; reload the page to try again.",
 )
 """The calculator's own words, translated in the catalogs and given to the script."""
 
@@ -72,37 +75,76 @@ def _offer_data(offer, guide: Guide) -> dict:
             "features": sorted(gpu.features), "links": offer.links_all_to_all}
 
 
-def serving_data(guide: Guide, offers) -> dict:
+def serving_index(guide: Guide) -> dict:
     """Per catalogue model, where the site has engines (calc/serving.py): the format it ships in, and for each format
-    it offers the engine, whether that engine sizes its cache to the request, the bytes of its weights, the GB a
-    token reads, the bytes of weights each card holds by card count, and per offer of ``offers`` (in their order)
-    the bytes each card has for sequences whatever the context (with the bytes of weights each card holds where a
-    kernel for that card loads them otherwise), or None where the engine sizes no cache there. The script decides
-    from these, for the context and sequences asked, what the tables decide from the same verdicts."""
+    it offers its own engine, the bytes of its weights and the GB a token reads. What each engine leaves on each
+    card is ``serving_rooms``, a file of its own that the page's script fetches (the same for every page)."""
     if not guide.serves:
         return {}
     found = {}
     for view in guide.catalogue:
-        formats = {}
-        for weight_format in view.formats():
-            engine = serving_engine(guide.data.engines, weight_format)
-            entries, weights = [], {}
-            for offer in offers:
-                answer = view.serve(weight_format.id, offer.gpu, offer.count)
-                room = kv_room_gib(answer)
-                if room is None:
-                    entries.append(None)
-                    continue
-                loaded = _bytes(answer.weights_gib.value)
-                usual = weights.setdefault(str(offer.count), loaded)
-                entries.append(_bytes(room.value) if loaded == usual else [_bytes(room.value), loaded])
-            formats[weight_format.id] = {
-                "engine": engine.id, "engine_name": engine.name, "request": sized_to_request(engine),
-                "weight_bytes": _num(stored_weights(view.model, weight_format, 1).value),
-                "read": _num(view.format_read(weight_format.id).value), "weights_per_card": weights,
-                "offers": entries}
+        formats = {weight_format.id: {
+            "engine": serving_engine(guide.data.engines, weight_format).id,
+            "weight_bytes": _num(stored_weights(view.model, weight_format, 1).value),
+            "read": _num(view.format_read(weight_format.id).value)} for weight_format in view.formats()}
         found[view.id] = {"native": view.native_format().id, "order": list(formats), "formats": formats}
     return found
+
+
+def serving_engines(guide: Guide) -> list[dict]:
+    """Every engine: its id, name, whether it sizes its cache to the request, the weight formats it loads."""
+    if not guide.serves:
+        return []
+    return [{"id": engine.id, "name": engine.name, "request": sized_to_request(engine),
+             "loads": list(engine.weight_formats)} for engine in guide.data.engines.engines]
+
+
+def serving_rooms(guide: Guide, models: list[str] | None = None) -> dict:
+    """model -> format -> engine -> what that engine keeps on each card of every priced configuration, for the
+    models of ``models`` (default: every one): the bytes of weights each card holds by card count, and per
+    configuration ("2x-a40") the bytes each card has for sequences whatever the context (with the bytes of weights
+    where a kernel for that card loads them otherwise); a configuration where the engine sizes no cache is left
+    out. The script decides from these, for the context and sequences asked, what the tables decide from the same
+    verdicts. Nothing here depends on the language or the prices: one file serves every page."""
+    if not guide.serves:
+        return {}
+    engines, kv = guide.data.engines.engines, guide.serving_kv().id
+    offers = guide.serving_offers()
+    found = {}
+    for view in guide.catalogue:
+        if models is not None and view.id not in models:
+            continue
+        by_format = {}
+        for weight_format in view.formats():
+            by_engine = {}
+            for engine in engines:
+                if engine.loads(weight_format.id) and engine.accepts(kv):
+                    by_engine[engine.id] = _engine_rooms(view, weight_format.id, engine.id, offers)
+            by_format[weight_format.id] = by_engine
+        found[view.id] = by_format
+    return found
+
+
+SERVING_FILE = "data/serving.json"
+"""Where the site publishes ``serving_rooms``, beside the tables' downloads (data/<language>/)."""
+
+
+def serving_file(rooms: dict) -> bytes:
+    """``serving_rooms`` as the published file: compact JSON, keys sorted, so the same rooms give the same bytes."""
+    return json.dumps(rooms, ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode()
+
+
+def _engine_rooms(view, format_id: str, engine_id: str, offers) -> dict:
+    rooms, weights = {}, {}
+    for offer in offers:
+        answer = view.serve(format_id, offer.gpu, offer.count, engine_id=engine_id)
+        room = kv_room_gib(answer)
+        if room is None:
+            continue
+        loaded = _bytes(answer.weights_gib.value)
+        usual = weights.setdefault(str(offer.count), loaded)
+        rooms[f"{offer.count}x-{offer.gpu.id}"] = _bytes(room.value) if loaded == usual else [_bytes(room.value), loaded]
+    return {"weights_per_card": weights, "rooms": rooms}
 
 
 def _bytes(gib: Decimal) -> str:
@@ -190,10 +232,11 @@ def calculator_data(guide: Guide, fmt: Formatter, catalog: Catalog, default_mode
     offers = [offer for offer in ranked_offers(_any_method(guide), market)]
     return {
         "models": [_model_data(model) for model in models],
-        "serving": guide._verdicts.fetch(("calculator serving",), lambda: serving_data(guide, offers)),
+        "serving": serving_index(guide),
+        "engines": serving_engines(guide),
         "serving_kv": serving_kv(guide),
         "formats": format_labels(guide),
-        "defaults": {"model": default_model or models[0].id, "method": INFERENCE, "format": None,
+        "defaults": {"model": default_model or models[0].id, "method": INFERENCE, "format": None, "engine": "",
                      "precision": guide.default_inference().precision.id, "kv_precision": kv.id if kv else None,
                      "context": data.inference.context_tokens, "batch": data.inference.batch},
         "precisions": [{"id": p.id, "label": p.label, "bytes": _num(p.bytes_per_param),

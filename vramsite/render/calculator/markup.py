@@ -17,7 +17,8 @@ from .case import INFERENCE, Case, model_of
 def default_case(data: dict) -> Case:
     defaults = data["defaults"]
     return Case(defaults["model"], defaults["method"], defaults["precision"], defaults["kv_precision"],
-                defaults["context"], defaults["batch"], weight_format=defaults.get("format"))
+                defaults["context"], defaults["batch"], weight_format=defaults.get("format"),
+                engine=defaults.get("engine") or None)
 
 
 CUSTOM_FIELDS = (("params", "Parameters (billions)", False), ("layers", "Layers", True),
