@@ -107,6 +107,7 @@ def _data_copy(tmp_path: Path, old: str, new: str) -> Path:
     ("      ubatch:\n        default: 512\n", "      ubatch:\n", "ubatch", "default"),
     ("  - id: q4_0\n    label: Q4_0\n    bits: 4.5\n", "  - id: q4_0\n    label: Q4_0\n    bits: 4.5\n    extra: 1\n",
      "extra", "unknown key 'extra'"),
+    ("    stacks:\n      ids: [cuda]\n", "    stacks:\n      ids: [cuda, metal]\n", "stacks", "metal"),
 ])
 def test_a_broken_engines_file_is_refused_by_file_line_and_field(tmp_path, old, new, field, words):
     root = _data_copy(tmp_path, old, new)

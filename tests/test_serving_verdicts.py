@@ -76,6 +76,23 @@ def test_an_engine_that_does_not_load_the_format_says_so(built):
     assert not answer.starts and "does not load" in answer.reason
 
 
+def test_an_engine_that_does_not_run_on_the_cards_stack_does_not_start_there(built):
+    """TensorRT-LLM runs on NVIDIA's stack only (data/engines.yaml stacks): not on an MI300X, whatever its memory;
+    vLLM and llama.cpp run there. The calculator's serving file has no room for it on that card."""
+    build, files = built
+    model, bf16 = build.data.catalogue_model("llama-3.1-8b"), build.guide.weight_format("bf16")
+    mi300x, h100 = build.data.gpu("mi300x"), build.data.gpu("h100-sxm")
+    engines = build.data.engines
+    refused = verdict(engines, model, bf16, mi300x, 1, 8192, 1, engine=engines.engine("trtllm"))
+    assert not refused.starts and refused.budget is None and "does not run on rocm" in refused.reason
+    assert verdict(engines, model, bf16, h100, 1, 8192, 1, engine=engines.engine("trtllm")).starts
+    for engine_id in ("vllm", "sglang", "llama.cpp"):
+        assert verdict(engines, model, bf16, mi300x, 1, 8192, 1, engine=engines.engine(engine_id)).starts, engine_id
+    rooms = json.loads(files["data/serving.json"])["llama-3.1-8b"]["bf16"]
+    assert "1x-mi300x" not in rooms["trtllm"]["rooms"] and "1x-h100-sxm" in rooms["trtllm"]["rooms"]
+    assert "1x-mi300x" in rooms["vllm"]["rooms"]
+
+
 def test_vllm_refuses_a_tensor_split_that_does_not_divide_the_attention_heads(built):
     """vLLM: 'Total number of attention heads (40) must be divisible by tensor parallel size (3)'
     (vllm/config.py ModelConfig.verify_with_parallel_config)."""

@@ -118,6 +118,9 @@ def _verdict(model: CatalogueModel, weight_format: WeightFormat, card: Gpu | Fig
     if not engine.loads(weight_format.id):
         return Verdict(engine, weight_format, cards, weights, None,
                        f"{engine.name} does not load {weight_format.name} (data/engines.yaml weight_formats)")
+    if gpu is not None and not engine.runs_on(gpu.stack):
+        return Verdict(engine, weight_format, cards, weights, None,
+                       f"{engine.name} does not run on {gpu.stack} ({gpu.name}): data/engines.yaml stacks")
     split = heads_split_refused(engine, model, cards)
     if split:
         return Verdict(engine, weight_format, cards, weights, None, split)

@@ -776,4 +776,4 @@ def _engine(item: dict) -> Engine:
                     for raw in item.get("weight_layouts", ()))
     return Engine(item["id"], item["name"], item["version"], item["budget"], tuple(item["kv_cache_formats"].items()),
                   settings, terms, tuple(item.get("errors", {}).items()), layouts,
-                  tuple(item["weight_formats"]["ids"]))
+                  tuple(item["weight_formats"]["ids"]), tuple(item["stacks"]["ids"]))

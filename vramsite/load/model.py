@@ -605,9 +605,14 @@ class Engine:
     weight_layouts: tuple[WeightLayout, ...] = ()
     weight_formats: tuple[str, ...] = ()
     """The weight formats (data/weight_formats.yaml ids) the engine loads, as the site sizes it."""
+    stacks: tuple[str, ...] = ()
+    """The software stacks (data/gpus.yaml ``stack``) the engine runs on."""
 
     def loads(self, format_id: str) -> bool:
         return format_id in self.weight_formats
+
+    def runs_on(self, stack: str) -> bool:
+        return stack in self.stacks
 
     def weight_layout(self, format_id: str, card_features: frozenset[str]) -> WeightLayout | None:
         """The layout the engine loads ``format_id`` in on a card with ``card_features``; None: as stored."""
