@@ -47,7 +47,7 @@ def state_of(case: Case) -> dict:
     """The case as the script's state (what the form holds once checked)."""
     state = {"model": case.model, "method": case.method, "precision": case.precision,
              "kv_precision": case.kv_precision, "context": case.context, "batch": case.batch,
-             "format": case.weight_format, "engine": case.engine}
+             "format": case.weight_format, "engine": case.engine, "card": case.card}
     if case.custom is not None:
         state.update({key: (format(value, "f") if isinstance(value, Decimal) else value)
                       for key, value in asdict(case.custom).items()})
@@ -125,6 +125,8 @@ class SiteCalculator:
         counts_kv = bool(kv[0])
         formats = [None, *(item.id for item in data.weight_formats)]  # one a model does not offer falls back
         engines = [None, *(engine.id for engine in data.engines.engines)] if data.engines else [None]
+        priced = [card["id"] for card in self.data(self.locales()[0])["cards"]]
+        cards = [None] * len(priced) + priced  # half the cases keep to one card, as a GPU page's calculator does
         cases = []
         for _ in range(count):
             model = rng.choice(models + [CUSTOM])
@@ -138,7 +140,8 @@ class SiteCalculator:
             context = min(context, limit) if context else None
             batch = rng.choice([1, 2, 3, 8, 32, rng.randint(1, 512)]) if counts_kv else None
             cases.append(Case(model, rng.choice(methods), rng.choice([p.id for p in data.precisions]),
-                              rng.choice(kv), context, batch, custom, rng.choice(formats), rng.choice(engines)))
+                              rng.choice(kv), context, batch, custom, rng.choice(formats), rng.choice(engines),
+                              rng.choice(cards)))
         return cases
 
     # -- the tables ----------------------------------------------------------
@@ -170,7 +173,7 @@ class SiteCalculator:
             case = self.case(model, found.method)
             if found.choice:
                 yield case, ("choice", "config"), _config_text(text(cell.answer[0]))
-                yield case, ("choice", "price"), fmt.figure(found.choice.price)
+                yield case, ("choice", "price"), fmt.figure(found.choice.price, period=True)
             else:
                 yield case, ("choice", "nodes"), fmt.figure(found.nodes) if found.nodes is not None else "—"
             return
@@ -180,7 +183,7 @@ class SiteCalculator:
             if column == "configuration":
                 yield case, ("choice", "config"), text(cell.content)
             else:
-                yield case, ("choice", "price"), fmt.figure(cell.value)
+                yield case, ("choice", "price"), fmt.figure(cell.value, period=True)
             return
         if cell.value is None:
             return

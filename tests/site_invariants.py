@@ -237,6 +237,27 @@ def every_table_shown_has_its_downloads(site: Published) -> None:
     assert not missing, missing
 
 
+MARKDOWN_LEFT = re.compile(r"^#{1,6} |\{#[\w-]+\}|^\|[-:| ]+\|$")
+"""Markdown that reached a page as text: a heading's hashes, a heading id, a table's rule."""
+
+
+def _text_lines(tree):
+    """Each line of text a reader sees on a page (scripts and styles left out), stripped."""
+    for element in tree.iter():
+        pieces = [] if element.tag in (f"{XHTML}script", f"{XHTML}style") else [element.text]
+        pieces.append(element.tail)  # the text after an element belongs to its parent
+        for piece in pieces:
+            yield from (line.strip() for line in (piece or "").splitlines())
+
+
+def no_markdown_is_left_as_text(site: Published) -> None:
+    """Every page reads as rendered text: a block of raw HTML that a template ends without a blank line
+    swallows the Markdown after it."""
+    left = [f"{path}: {line[:80]}" for path, tree in site.trees.items() for line in _text_lines(tree)
+            if MARKDOWN_LEFT.search(line)]
+    assert not left, left[:10]
+
+
 CHECKS = [
     every_card_has_a_page_in_every_language,
     no_page_for_a_card_the_data_lacks,
@@ -248,6 +269,7 @@ CHECKS = [
     every_language_shows_the_same_figures,
     every_table_has_a_row_per_entry_of_the_data,
     every_table_shown_has_its_downloads,
+    no_markdown_is_left_as_text,
 ]
 
 

@@ -14,6 +14,7 @@ from vramsite.errors import InputError
 from vramsite.publish.builder import Builder, render_kept
 from vramsite.publish.parallel import WorkerFailed, can_fork
 from vramsite.publish.site import render_site
+from vramsite.render.calculator import calculator_path
 
 needs_fork = pytest.mark.skipif(not hasattr(os, "fork"), reason="this platform cannot fork")
 
@@ -86,7 +87,8 @@ def test_the_pages_asked_for_first_come_back_before_the_whole_site_with_its_byte
     first = ("en/pricing.html", "zh-cn/vram.html.md", "index.html", "en/no-such-page.html")
     files = builder()(site, first, early.append)
     assert len(early) == 1, "one hand-over, before the whole site"
-    pages = {"en/pricing.html", "en/pricing.html.md", "zh-cn/vram.html", "zh-cn/vram.html.md"}
+    pages = {"en/pricing.html", "en/pricing.html.md", "zh-cn/vram.html", "zh-cn/vram.html.md",
+             calculator_path("en"), calculator_path("zh-cn")}  # the languages' calculator data, which pages fetch
     assert set(early[0]) == pages | {path for path in files if path.startswith("assets/") and "/charts/" not in path}
     assert all(early[0][path] == files[path] for path in early[0])
     assert files == render_site(site)

@@ -13,6 +13,7 @@ from decimal import Decimal
 import pytest
 
 from calculator_support import NODE, SCRIPT, SITES, SiteCalculator, pick, run_node, state_of
+from vramsite.load.model import MethodKind
 from vramsite.render.calculator import CUSTOM, INFERENCE, Case, Custom
 
 pytestmark = pytest.mark.skipif(NODE is None, reason="Node.js is not installed (.ci/run installs it)")
@@ -99,6 +100,27 @@ def test_nothing_fits_gives_the_nodes_it_would_take(site):
     assert found == site.answer(locale, case)
     assert found["offers"] == [] and found["choice"]["nodes"] not in ("", None)
     assert found["choice"]["sales"] == site.catalog(locale).gettext("talk to sales")
+
+
+def test_the_answer_names_the_cheapest_configuration_beside_the_rules_pick(site):
+    """Where the site's rule (one card first, or the smallest fit) picks a dearer configuration than another that
+    holds the need, the answer names that cheaper one too, as the lookup grid does, and the script agrees."""
+    locale = site.locales()[0]
+    data = site.data(locale)
+    cases, expected = [], []
+    for model, method, found in site.guide.grid_cells():
+        if method.kind != MethodKind.INFERENCE:
+            continue
+        case = site.case(model.id, method)
+        result = site.answer(locale, case)
+        offers = {offer["key"]: offer for offer in result["offers"]}
+        cheapest = found.cheapest and offers[f"{found.cheapest.count}x-{found.cheapest.gpu.id}"]
+        assert result["choice"].get("cheapest") == (cheapest and {"config": cheapest["config"],
+                                                                  "price": cheapest["price"]}), case
+        cases.append(state_of(case))
+        expected.append(result)
+    assert any("cheapest" in result["choice"] for result in expected), "no case with a cheaper configuration"
+    assert run_node(data, cases) == expected
 
 
 BAD_INPUT = [

@@ -19,7 +19,8 @@ from urllib.parse import urlparse
 import pytest
 
 from calculator_support import SITES, SiteCalculator, state_of
-from vramsite.render.calculator import INFERENCE, Case
+from vramsite.render.calculator import INFERENCE, SERVING_FILE, Case, calculator_path
+from vramsite.render.calculator.markup import PAGE_UI
 from site_support import write_files
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
@@ -73,14 +74,16 @@ def _guide_page(site) -> str:
 
 
 def _page_data(browser) -> dict:
-    """The page's calculator data, with the serving file it names (data-rooms) fetched as the script fetches it."""
-    data = json.loads(browser.execute_script(
+    """The page's calculator data as its script holds it: the language's file it names (data-source), fetched as
+    the script fetches it, with the page's own defaults, and the serving file it names (data-rooms)."""
+    page = json.loads(browser.execute_script(
         "return document.querySelector('[data-calc] script[type=\"application/json\"]').textContent"))
-    data["rooms"] = json.loads(browser.execute_async_script("""
-        const done = arguments[arguments.length - 1], url = document.querySelector("[data-calc]").dataset.rooms;
-        if (!url) { done("{}"); return; }
-        fetch(url).then(r => r.text()).then(done);"""))
-    return data
+    fetched = browser.execute_async_script("""
+        const done = arguments[arguments.length - 1], calc = document.querySelector("[data-calc]");
+        const text = url => url ? fetch(url).then(r => r.text()) : Promise.resolve("{}");
+        Promise.all([text(calc.dataset.source), text(calc.dataset.rooms)]).then(done);""")
+    data, rooms = (json.loads(text) for text in fetched)
+    return {**data, "defaults": page["defaults"], "rooms": rooms}
 
 
 def test_calculator_in_chromium_answers_as_the_build_for_every_table_case(served, browser):
@@ -227,8 +230,8 @@ def test_a_reader_picks_another_engine_and_reads_its_answer(served, browser):
         text = _answer_text(browser)
         choice = expected["choice"]
         assert (choice.get("none") or choice["config"]) in text, engine
-        assert [row["config"] for row in expected["offers"]] == [
-            cell.text for cell in browser.find_elements("css selector", ".calc-offers tbody th")], engine
+        assert [row["config"] for row in expected["offers"]] == [  # those behind "More configurations" too
+            cell.get_attribute("textContent") for cell in browser.find_elements("css selector", ".calc-offers tbody th")], engine
     query = urlparse(browser.current_url).query
     assert f"engine={data['engines'][-1]['id']}" in query
     after = _answer_text(browser)
@@ -236,28 +239,66 @@ def test_a_reader_picks_another_engine_and_reads_its_answer(served, browser):
     WebDriverWait(browser, 5).until(lambda driver: _answer_text(driver) == after)
 
 
+def _without(out, path: str):
+    """The site with ``path`` taken away (a partial upload), put back when the block ends."""
+    from contextlib import contextmanager
+
+    @contextmanager
+    def taken():
+        gone = out / path
+        kept = gone.read_bytes()
+        gone.unlink()
+        try:
+            yield
+        finally:
+            gone.write_bytes(kept)
+    return taken()
+
+
 def test_without_the_serving_file_the_reader_is_told_and_nothing_is_guessed(served):
-    """The serving file unreachable (a partial upload): a real model's serving answer says the figures could not
-    be loaded instead of showing none or a wrong one; the page's own answer stays until the reader asks."""
+    """The serving file unreachable: a real model's serving answer says the figures could not be loaded instead
+    of showing none or a wrong one; the page's own answer stays until the reader asks."""
     site, out, base = served
     if not site.guide.serves:
         pytest.skip("this site has no serving engines")
     from selenium.webdriver.support.ui import Select, WebDriverWait
 
     locale = site.locales()[0]
-    served_file = out / "data" / "serving.json"
-    kept = served_file.read_bytes()
-    served_file.unlink()
-    browser = _driver()  # a browser of its own: another one may hold the file in its cache
-    try:
-        browser.get(f"{base}/{_model_page(site, locale)}")
-        built = _answer_text(browser)
-        data = json.loads(browser.execute_script(
-            "return document.querySelector('[data-calc] script[type=\"application/json\"]').textContent"))
-        Select(browser.find_element("name", "engine")).select_by_value(data["engines"][-1]["id"])
-        failed = data["ui"]["Each engine's figures could not be loaded; reload the page to try again."]
-        WebDriverWait(browser, 5).until(lambda driver: failed in _answer_text(driver))
-        assert built != _answer_text(browser)
-    finally:
-        browser.quit()
-        served_file.write_bytes(kept)
+    data = site.data(locale)
+    with _without(out, SERVING_FILE):
+        browser = _driver()  # a browser of its own: another one may hold the file in its cache
+        try:
+            browser.get(f"{base}/{_model_page(site, locale)}")
+            built = _answer_text(browser)
+            Select(browser.find_element("name", "engine")).select_by_value(data["engines"][-1]["id"])
+            failed = data["ui"]["Each engine's figures could not be loaded; reload the page to try again."]
+            WebDriverWait(browser, 5).until(lambda driver: failed in _answer_text(driver))
+            assert built != _answer_text(browser)
+        finally:
+            browser.quit()
+
+
+def test_without_the_language_file_the_page_keeps_its_answer_and_the_reader_is_told(served):
+    """The language's calculator data unreachable: the page's own answer stays as built; once the reader changes
+    the case, the answer says the figures could not be loaded."""
+    site, out, base = served
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    locale = site.locales()[0]
+    page = f"{locale.segment}/{_guide_page(site)}"
+    failed = site.catalog(locale).gettext(PAGE_UI[1])
+    from selenium.webdriver.support.ui import Select
+
+    with _without(out, calculator_path(locale.segment)):
+        browser = _driver()
+        try:
+            browser.get(f"{base}/{page}")
+            built = _answer_text(browser)
+            WebDriverWait(browser, 5).until(lambda driver: driver.execute_script(
+                "return performance.getEntriesByType('resource').some(e => e.name.endsWith('calculator.json'))"))
+            assert _answer_text(browser) == built
+            models = Select(browser.find_element("name", "model"))
+            models.select_by_index(1 if models.first_selected_option.get_attribute("index") == "0" else 0)
+            WebDriverWait(browser, 5).until(lambda driver: failed in _answer_text(driver))
+        finally:
+            browser.quit()

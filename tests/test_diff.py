@@ -80,8 +80,8 @@ def test_a_price_change_shows_its_whole_reach(repo):
     # the lookup grid: the A40 loses its cells to the RTX A6000 at $290
     vram = sections["en/vram.html"]
     assert "**The cheapest card that fits** (`lookup`)" in vram
-    assert "- 13B · LoRA (27 GB): A40 $240 → RTX A6000 $290\n" in vram
-    assert "- 405B · QLoRA (235 GB): 8× A40 $1,728 → 8× RTX A6000 $2,088\n" in vram
+    assert "- 13B · LoRA (27 GB): A40 $240/month → RTX A6000 $290/month\n" in vram
+    assert "- 405B · QLoRA (235 GB): 8× A40 $1,728/month → 8× RTX A6000 $2,088/month\n" in vram
     # the cost table, on the guide and on the pricing page
     for page in ("en/vram.html", "en/pricing.html"):
         assert "- A40 · Price per month: $240/month → $300/month\n" in sections[page]

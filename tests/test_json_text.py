@@ -37,22 +37,3 @@ def test_what_json_refuses_is_refused_alike():
 
     with pytest.raises(TypeError):
         dumps_indented({"a": {1, 2}}, 2)
-
-
-def test_the_calculator_data_of_each_page_is_its_json_whichever_parts_were_encoded_before():
-    from calculator_support import SITES, SiteCalculator
-    from vramsite.render.calculator.markup import data_json, encoded_parts, opening_on
-
-    for name in sorted(SITES):
-        site = SiteCalculator(name)
-        for locale in site.locales():
-            data = site.data(locale)
-            encoded = encoded_parts(data)
-            models = [model["id"] for model in data["models"]]
-            for model in [None, *models]:
-                opened = opening_on(data, model)
-                expected = json.dumps(opened, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
-                assert data_json(opened, encoded) == expected
-                assert data_json(opened, {}) == expected
-            changed = {**data, "offers": []}  # a field another value than the encoded one: encoded afresh
-            assert '"offers":[]' in data_json(changed, encoded)

@@ -77,3 +77,11 @@ def test_a_cell_that_is_not_the_best_choice_is_caught(main_site):
     usd = {**guide.data.pricing.usd, loser.id: guide.data.pricing.usd[loser.id] / 1000}
     guide.market = replace(guide.market, pricing=replace(guide.data.pricing, usd=usd))
     assert _fails(site_invariants.every_lookup_choice_fits_and_ranks_first, main_site)
+
+
+def test_markdown_a_raw_block_swallowed_is_caught(main_site):
+    page = next(path for path in main_site.files if path.endswith("/vram.html"))
+    text = main_site.files[page].decode("utf-8")
+    main_site.files[page] = text.replace("</h1>", "</h1>\n<p>## Prices {#prices}</p>", 1).encode("utf-8")
+    main_site.__dict__.pop("trees", None)
+    assert _fails(site_invariants.no_markdown_is_left_as_text, main_site)

@@ -228,10 +228,10 @@ def test_a_linear_attention_model_keeps_a_fixed_state_and_caches_only_its_other_
         + linear["value_heads"] * linear["value_head_dim"] * linear["key_head_dim"])
     per_token = _bytes_per_token(entry, Decimal(2))
     pages = render_page(tmp_path, f"models/{entry['id']}")
-    assert f"fixed state of {state:,} B per sequence" in pages["en"]
+    assert f"fixed state of {state:,} bytes per sequence" in pages["en"]
     others = sum(group["count"] for group in entry["layers"] if group["kind"] != "linear")
     assert f"Only the other {others:,} layers grow with the context" in pages["en"]
-    assert f"its KV cache costs {int(per_token):,} B per token" in pages["en"]
+    assert f"its KV cache costs {int(per_token):,} bytes per token" in pages["en"]
     assert f"{state:,} 字节的固定状态" in pages["zh-cn"]
 
 

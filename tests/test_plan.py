@@ -98,6 +98,9 @@ def test_plan_answers_in_json_within_a_second():
     answer = json.loads(run.stdout)
     assert FIELDS <= set(answer) and answer["fits"] is True and answer["kv_tokens"] >= 4 * 8192
     assert answer["decode_tokens_per_s"] is None and answer["usd_per_million_tokens"] is None
+    assert answer["settings"]["max_num_batched_tokens"] == 2048  # vLLM's default below 70 GiB, as a whole number
+    assert type(answer["settings"]["max_num_batched_tokens"]) is int
+    assert answer["settings"]["gpu_memory_utilization"] == 0.9
     assert took < 1.5, f"{took:.2f} s, the interpreter's start included"
 
 
@@ -123,3 +126,9 @@ def test_a_format_the_card_cannot_compute_in_is_a_verdict_not_an_error(data):
 def test_an_unknown_id_is_one_line_naming_the_known_ones(arguments, first_words):
     run = run_cli("plan", *arguments)
     assert run.returncode == 1 and run.stderr.splitlines()[0].startswith(first_words), run.stderr
+
+
+@pytest.mark.parametrize("sequences, words", [("1", "× 1 sequence: fits"), ("4", "× 4 sequences: fits")])
+def test_the_lines_count_the_sequences_in_words(sequences, words):
+    run = run_cli("plan", "llama-3.1-8b", "--gpu", "rtx-3090", "--context", "8192", "--sequences", sequences)
+    assert run.returncode == 0 and words in run.stdout.splitlines()[0], run.stdout

@@ -49,17 +49,30 @@ def _contents(tree):
     return next((nav for nav in find_all(tree, "nav") if nav.get("class") == "contents"), None)
 
 
+def _sections(tree) -> list[tuple[str, str, bool]]:
+    """(id, text, drawn by script) of each ## heading with an id, and of each section that names itself for the
+    contents list (the calculator, which only a script shows), in page order."""
+    found = []
+    for element in tree.iter():
+        if element.tag == f"{XHTML}h2" and element.get("id"):
+            found.append((element.get("id"), text_of(element), False))
+        elif element.tag == f"{XHTML}section" and element.get("data-contents") is not None:
+            found.append((element.get("id"), element.get("data-contents"), True))
+    return found
+
+
 def test_long_pages_list_their_sections_in_their_own_language(pages):
     listed = 0
     for path, tree in pages.items():
-        sections = [(h2.get("id"), text_of(h2)) for h2 in find_all(tree, "h2") if h2.get("id")]
+        sections = _sections(tree)
         contents = _contents(tree)
         if len(sections) < 4:
             assert contents is None, f"{path}: a contents list for {len(sections)} sections"
             continue
         assert contents is not None, f"{path}: {len(sections)} sections and no contents list"
-        links = [(a.get("href"), text_of(a)) for a in contents.iter(f"{XHTML}a")]
-        assert links == [(f"#{id_}", text) for id_, text in sections], path
+        links = [(a.get("href"), text_of(a), "needs-script" in (li.get("class") or ""))
+                 for li in contents.iter(f"{XHTML}li") for a in li.iter(f"{XHTML}a")]
+        assert links == [(f"#{id_}", text, script) for id_, text, script in sections], path
         title = text_of(contents.find(f"{XHTML}p"))
         assert title == {"zh-cn": "本页内容", "en": "On this page"}[path.split("/")[0]], path
         listed += 1

@@ -15,7 +15,7 @@ from site_support import heading_ids, markdown_table_rows, parse_html, table_row
 
 GOLDEN = load_golden("seed_000.yaml")
 LANGUAGES = ("en", "zh-cn")
-TIGHT = {"en": "tight", "zh-cn": "紧"}
+TIGHT = {"en": "tight", "zh-cn": "余量小"}
 NODES = {"en": "{n} nodes", "zh-cn": "{n} 个节点"}
 LOOKUP_CAPTION = {"en": "The cheapest card that fits", "zh-cn": "能装下的最便宜显卡"}
 
@@ -100,7 +100,7 @@ def test_every_figure_in_html_carries_its_derivation(site):
     derived = [span for span in spans if span.get("title")]
     assert len(derived) > 100
     kv = next(span for span in derived if span.get("title", "").startswith("2 × 80 layers"))
-    assert kv.get("title") == "2 × 80 layers × 8 KV heads × head dim 128 × 2 B × 8,192 tokens × batch 1 = 2.7 GB"
+    assert kv.get("title") == "2 × 80 layers × 8 KV heads × head dim 128 × 2 bytes × 8,192 tokens × batch 1 = 2.7 GB"
     total = next(span for span in derived if span.get("title", "").startswith("weights 70 GB + KV cache"))
     assert total.get("title") == "weights 70 GB + KV cache 2.7 GB + runtime overhead 2 GB = 75 GB"
     assert text_of(total) == "75 GB"

@@ -12,7 +12,7 @@ from cli_support import ROOT
 from seed_sites import seed_data_root
 from vramsite.calc import Guide, rules
 from vramsite.calc.cost import order_price
-from vramsite.calc.lookup import candidates, configuration
+from vramsite.calc.lookup import candidates, cheapest_after, configuration
 from vramsite.calc.memory import max_context, method_memory
 from vramsite.calc.figure import Figure, given
 from vramsite.load import load_site
@@ -178,6 +178,32 @@ def test_a_chosen_configuration_keeps_the_options_headroom_and_tightness(any_gui
         assert choice.tight == rules.is_tight(expected, choice.count, any_guide.data.lookup)
         assert rules.fits(found.need.value, choice.gpu.memory_gb, choice.count)
         assert rules.meets_rules(choice.gpu, choice.count, method, any_guide.data.lookup)
+
+
+def test_a_cell_names_the_cheapest_configuration_where_the_rule_picks_a_dearer_one(any_guide):
+    """Nothing that holds the need costs less than the cell's cheapest, and it is named only when cheaper."""
+    named = 0
+    for model, method, found in any_guide.grid_cells():
+        if found.choice is None:
+            assert found.cheapest is None
+            continue
+        holding = [option.price for option in candidates(found.need, method, any_guide.market)]
+        lowest = min(holding)
+        if found.cheapest is None:
+            assert found.choice.price.value == lowest, (model.id, method.id)
+        else:
+            named += 1
+            assert found.cheapest.price.value == lowest < found.choice.price.value, (model.id, method.id)
+            assert rules.fits(found.need.value, found.cheapest.gpu.memory_gb, found.cheapest.count)
+    if any_guide.data.lookup.selection == Selection.SMALLEST_FIT:
+        assert named, "a smallest-fit grid where no cell has a cheaper configuration: the check ran on nothing"
+
+
+@pytest.mark.parametrize("prices, expected", [
+    ([5, 3, 4], 1), ([3, 5, 4], None), ([5, 3, 3], 1), ([5, 5], None), ([], None), ([7], None),
+])
+def test_the_cheapest_after_the_pick_is_the_first_lowest_price_below_it(prices, expected):
+    assert cheapest_after([Decimal(price) for price in prices]) == expected
 
 
 # -- the longest context, from the memory formula ------------------------------------

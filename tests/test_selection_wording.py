@@ -29,10 +29,12 @@ OTHER_RULE_WORDS = {
 NOT_ABOUT_THE_ANSWER = {
     "en": [r"cheapest (?:card )?(?:to run|worth running)", r"cheapest VRAM", r"— cheapest\b",
            r"the cheapest card we rent", r'"the cheapest card that holds it" or',
-           r"smallest order is", r"smallest unit we rent", r"the cheapest card of that size"],
+           r"smallest order is", r"smallest unit we rent", r"the cheapest card of that size",
+           r"\b[Cc]heapest: ", r"names the cheapest one after it"],
     "zh-cn": [r"最便宜的能跑", r"值得拿来跑它的最便宜的卡", r"最便宜显存", r"每 GB 最便宜", r"— 最便宜",
               r"我们出租的最便宜的卡", r"而不是“能装下它的最便宜的卡”", r"最小订单", r"最小单位",
-              r"有标价的最便宜一款"],
+              r"有标价的最便宜一款",
+              r"最便宜：", r"单元格会在后面列出最便宜的那个", r"比这个选择更便宜"],
 }
 """Phrases that use those words of something other than the lookup's answer."""
 

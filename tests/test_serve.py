@@ -307,7 +307,10 @@ def _children(pid: int) -> set[int]:
     """The processes ``pid`` forked (Linux's /proc)."""
     found = set()
     for task in Path(f"/proc/{pid}/task").iterdir():
-        found |= {int(child) for child in (task / "children").read_text().split()}
+        try:
+            found |= {int(child) for child in (task / "children").read_text().split()}
+        except FileNotFoundError:  # a thread that ended between the listing and the read
+            continue
     return found
 
 

@@ -261,7 +261,7 @@ var VramCalculator = (function () {
     var kv = data.kv_precisions.length ? findById(data.kv_precisions, state.kv_precision) : null;
     if (data.kv_precisions.length && !kv) return null;
     return { model: model, method: method, kv: kv, context: state.context, batch: state.batch,
-      format: servedFormat(data, state), engine: state.engine };
+      format: servedFormat(data, state), engine: state.engine, card: state.card };
   }
   // The weight format a state is served in, where the format's engine sizes it (calc/serving.py; answer.py
   // serving_format): the state's where the model offers it, else the one the model ships in.
@@ -306,7 +306,22 @@ var VramCalculator = (function () {
     var limit = dec(cards === 1 ? data.market.tight_single : data.market.tight_per_card);
     return { key: cards + "x-" + o.card, config: w.config(o), per_card: w.figure(F(div(weights, GB), "GB", "weights", "per card", "÷", [given(weights, "B", "count"), given(GB, "B/GB", "factor")])),
       headroom: w.figure(headroom), headroom_explain: "", price: w.figure(price, true), price_explain: w.explain(price),
-      price_plain: w.figure(price), ceiling: w.figure(top), ceiling_explain: w.explain(top), tight: cmp(headroom.v, limit) < 0 };
+      ceiling: w.figure(top), ceiling_explain: w.explain(top), tight: cmp(headroom.v, limit) < 0, price_value: price.v };
+  }
+  // The index of the lowest price where it is below the first, the selection rule's pick (the first of equal
+  // prices); -1 where the pick is the cheapest (vramsite/calc/lookup.py cheapest_after).
+  function cheapestAfter(prices) {
+    var lowest = -1;
+    prices.forEach(function (p, i) { if (lowest < 0 || cmp(p, prices[lowest]) < 0) lowest = i; });
+    return lowest >= 0 && cmp(prices[lowest], prices[0]) < 0 ? lowest : -1;
+  }
+  // The first of the offers, the one the selection rule prefers, with the cheapest beside it where that costs less.
+  function firstChoice(offers) {
+    var choice = { config: offers[0].config, price: offers[0].price, tight: offers[0].tight };
+    var found = cheapestAfter(offers.map(function (o) { return o.price_value; }));
+    if (found >= 0) choice.cheapest = { config: offers[found].config, price: offers[found].price };
+    offers.forEach(function (o) { delete o.price_value; });
+    return choice;
   }
   function servedAnswer(data, c) {
     var w = new Words(data), f = data.serving[c.model.id].formats[c.format], engine = servedEngine(data, c);
@@ -331,18 +346,20 @@ var VramCalculator = (function () {
     var found = data.rooms[c.model.id] && data.rooms[c.model.id][c.format] && data.rooms[c.model.id][c.format][engine.id];
     if (found) { held.weights_per_card = found.weights_per_card; held.rooms = found.rooms; }
     data.offers.forEach(function (o) {
+      if (c.card && o.card !== c.card) return;
       var entry = held.rooms[o.count + "x-" + o.card];
       if (!entry) return;
       var row = servedRow(data, w, c, f, held, o, entry);
       if (row) result.offers.push(row);
     });
     if (result.offers.length) {
-      var first = result.offers[0];
-      result.choice = { config: first.config, price: first.price_plain, tight: first.tight };
+      result.choice = firstChoice(result.offers);
+    } else if (c.card) {
+      result.choice = { none: w.ui("{engine} starts it on no configuration of {card} we rent.").replace("{engine}", engine.name)
+        .replace("{card}", findById(data.cards, c.card).name) };
     } else {
       result.choice = { none: w.ui("{engine} starts it on none of our configurations.").replace("{engine}", engine.name) };
     }
-    result.offers.forEach(function (row) { delete row.price_plain; });
     return result;
   }
 
@@ -358,8 +375,9 @@ var VramCalculator = (function () {
     var layered = c.model.shape !== "reference", needs = {};
     var needOn = function (cards) { if (!layered) return m.total; if (!needs[cards]) needs[cards] = need(data, c, cards).total; return needs[cards]; };
     var allowed = data.offers.filter(function (o) { return allows(o, method); });
-    var offers = [], chosen = null;
+    var offers = [];
     allowed.forEach(function (o) {
+      if (c.card && o.card !== c.card) return;
       var held = needOn(o.count);
       if (cmp(held.v, mul(dec(o.memory), int(o.count))) > 0) return;
       var room = headroom(o, held), price = orderPrice(data, o), top = ceiling(c, o);
@@ -367,12 +385,14 @@ var VramCalculator = (function () {
       var row = { key: o.count + "x-" + o.card, config: w.config(o), per_card: w.figure(perCardFigure(held, o.count)),
         headroom: w.figure(room), headroom_explain: w.explain(room), price: w.figure(price, true),
         price_explain: w.explain(price), ceiling: top ? w.figure(top) : "", ceiling_explain: top ? w.explain(top) : "",
-        tight: cmp(room.v, limit) < 0 };
-      if (!chosen) chosen = { config: row.config, price: w.figure(price), tight: row.tight };
+        tight: cmp(room.v, limit) < 0, price_value: price.v };
       offers.push(row);
     });
+    var choice = offers.length ? firstChoice(offers)
+      : c.card ? { none: w.ui("No configuration of {card} we rent holds it.").replace("{card}", findById(data.cards, c.card).name) }
+      : nodesNeeded(data, w, allowed, needOn);
     return { lines: lines, per_token: (function () { var t = perToken(c); return t ? w.line(t) : null; })(),
-      offers: offers, choice: chosen || nodesNeeded(data, w, allowed, needOn), total: true, caption: w.ui("Cards that fit") };
+      offers: offers, choice: choice, total: true, caption: w.ui("Cards that fit") };
   }
   function nodesNeeded(data, w, allowed, needOn) {
     var n = data.market.node_cards, largest = null;
@@ -406,8 +426,8 @@ var VramCalculator = (function () {
     } else if (choice.nodes !== undefined) {
       out.push('<p class="calc-choice">' + e(ui["Nothing fits: it takes {nodes}; talk to sales."].replace("{nodes}", choice.nodes)) + "</p>");
     } else {
-      out.push('<p class="calc-choice"><strong>' + e(data.rule) + "</strong> " + e(ui["{choice}, {price}"].replace("{choice}", choice.config).replace("{price}", choice.price)) +
-        (choice.tight ? ' <span class="flag">' + e(ui.tight) + "</span>" : "") + "</p>");
+      out.push('<p class="calc-choice"><strong>' + e(data.rule) + "</strong> " + flagged(ui["{choice}, {price}"].replace("{choice}", choice.config).replace("{price}", choice.price), choice.tight, ui) + "</p>");
+      if (choice.cheapest) out.push('<p class="calc-cheapest">' + e(ui["Cheapest: {choice}, {price}"].replace("{choice}", choice.cheapest.config).replace("{price}", choice.cheapest.price)) + "</p>");
     }
     var steps = rows.map(function (l) { return l.explain; }).filter(Boolean);
     if (offers.length) ["headroom_explain", "price_explain", "ceiling_explain"].forEach(function (k) { if (offers[0][k]) steps.push(offers[0][k]); });
@@ -415,20 +435,36 @@ var VramCalculator = (function () {
     steps.forEach(function (step) { out.push("<li>" + e(step) + "</li>"); });
     out.push("</ul></details>");
     if (offers.length) {
-      var ceilings = offers.some(function (o) { return o.ceiling; });
-      var heads = ["Configuration", "Per card", "Headroom per card", "Price"].concat(ceilings ? ["Decode ceiling"] : []);
-      out.push('<div class="calc-offers"><table><caption>' + e(result.caption) + "</caption><thead><tr>");
-      heads.forEach(function (h) { out.push('<th scope="col">' + e(ui[h]) + "</th>"); });
-      out.push("</tr></thead><tbody>");
-      offers.forEach(function (o) {
-        var flag = o.tight ? ' <span class="flag">' + e(ui.tight) + "</span>" : "";
-        out.push("<tr>" + '<th scope="row">' + e(o.config) + "</th>" + "<td>" + e(o.per_card) + "</td>" +
-          '<td title="' + e(o.headroom_explain) + '">' + e(o.headroom) + flag + "</td>" +
-          '<td title="' + e(o.price_explain) + '">' + e(o.price) + "</td>" +
-          (ceilings ? '<td title="' + e(o.ceiling_explain) + '">' + e(o.ceiling) + "</td>" : "") + "</tr>");
-      });
-      out.push("</tbody></table></div>");
+      var ceilings = offers.some(function (o) { return o.ceiling; }), shown = data.offers_shown;
+      var heads = ["Configuration", "Price", "Headroom per card", "Per card"].concat(ceilings ? ["Decode ceiling"] : []);
+      out.push(offersTable(offers.slice(0, shown), heads, ui, result.caption, true));
+      if (offers.length > shown) {
+        var more = ui["More configurations ({count})"].replace("{count}", String(offers.length - shown));
+        out.push('<details class="calc-more"><summary>' + e(more) + "</summary>" + offersTable(offers.slice(shown), heads, ui, more, false) + "</details>");
+      }
     }
+    return out.join("");
+  }
+  // Text escaped, with the tight flag after it where tight, joined as the language joins them (markup.py _flagged).
+  function flagged(text, tight, ui) {
+    if (!tight) return e(text);
+    var flag = '<span class="flag">' + e(ui.tight) + "</span>";
+    return e(ui["{figure} {flag}"]).replace("{flag}", function () { return flag; }).replace("{figure}", function () { return e(text); });
+  }
+  function offersTable(offers, heads, ui, name, caption) {
+    var out = ['<div class="calc-offers" role="region" tabindex="0" aria-label="' + e(name) + '"><table>'];
+    if (caption) out.push("<caption>" + e(name) + "</caption>");
+    out.push("<thead><tr>");
+    heads.forEach(function (h) { out.push('<th scope="col">' + e(ui[h]) + "</th>"); });
+    out.push("</tr></thead><tbody>");
+    offers.forEach(function (o) {
+      out.push("<tr>" + '<th scope="row">' + e(o.config) + "</th>" +
+        '<td title="' + e(o.price_explain) + '">' + e(o.price) + "</td>" +
+        '<td title="' + e(o.headroom_explain) + '">' + flagged(o.headroom, o.tight, ui) + "</td>" +
+        "<td>" + e(o.per_card) + "</td>" +
+        (heads.length > 4 ? '<td title="' + e(o.ceiling_explain) + '">' + e(o.ceiling) + "</td>" : "") + "</tr>");
+    });
+    out.push("</tbody></table></div>");
     return out.join("");
   }
   function summary(result, data) {
@@ -493,6 +529,7 @@ var VramCalculator = (function () {
     state.kv_precision = findById(data.kv_precisions, raw.kv_precision) ? raw.kv_precision : data.defaults.kv_precision;
     state.format = raw.format || data.defaults.format;
     state.engine = raw.engine || null;
+    state.card = findById(data.cards, raw.card) ? raw.card : null;
     if (!model && state.model !== "custom") model = findById(data.models, state.model);
     var whole = { layers: true, kv_heads: true, head_dim: true, context: true, batch: true, params: false };
     Object.keys(LIMITS).forEach(function (name) {
@@ -508,21 +545,29 @@ var VramCalculator = (function () {
   }
 
   // -- the page ------------------------------------------------------------------
-  var FIELDS = ["model", "method", "precision", "format", "engine", "kv_precision", "context", "batch", "params", "layers", "kv_heads", "head_dim"];
+  var FIELDS = ["model", "method", "precision", "format", "engine", "card", "kv_precision", "context", "batch", "params", "layers", "kv_heads", "head_dim"];
   function init(root) {
-    var data = JSON.parse(root.querySelector("script[type='application/json']").textContent);
+    // The page holds the case it opens on; the language's data is one file for every page (data-source,
+    // render/calculator/data.py calculator_file), and what each engine keeps on each card another (data-rooms,
+    // serving_rooms). Until a file an answer needs is here, the page's own answer stays, or the reader is told.
+    var page = JSON.parse(root.querySelector("script[type='application/json']").textContent), data = null;
     var form = root.querySelector("form"), out = root.querySelector(".calc-out"), status = root.querySelector(".calc-status"), link = root.querySelector(".calc-link");
     var query = new URLSearchParams(window.location.search), asked = false;
     FIELDS.forEach(function (name) { if (query.has(name) && form.elements[name]) { form.elements[name].value = query.get(name); asked = true; } });
-    var shown = out.innerHTML;
-    // What each engine keeps on each card is one file for every page (render/calculator/data.py serving_rooms),
-    // fetched once; until it is here, an answer that needs it waits (the page's own answer stays).
-    var roomsUrl = root.getAttribute("data-rooms"), roomsFailed = false;
-    data.rooms = null;
+    var shown = out.innerHTML, dataFailed = false, roomsFailed = false;
     function waitsForRooms(state) {
       return !!(state && state.method === "inference" && data.serving && data.serving[state.model]) && !data.rooms;
     }
+    function show(html) { if (html !== shown) { out.innerHTML = html; shown = html; } }
+    function note(said, byReader) {
+      show(!byReader && !asked ? shown : '<p class="calc-note">' + e(said) + "</p>");
+      if (byReader) status.textContent = said;
+    }
     function update(byReader) {
+      if (!data) {
+        note(page.ui[dataFailed ? "The calculator's figures could not be loaded; reload the page to try again." : "Loading the calculator's figures…"], byReader);
+        return;
+      }
       var raw = {};
       FIELDS.forEach(function (name) { if (form.elements[name]) raw[name] = form.elements[name].value; });
       var result = check(data, raw);
@@ -546,7 +591,7 @@ var VramCalculator = (function () {
         html = '<p class="calc-note">' + e(data.ui["Correct the marked fields to see the answer."]) + "</p>";
         said = data.ui["Correct the marked fields to see the answer."];
       }
-      if (html !== shown) { out.innerHTML = html; shown = html; }
+      show(html);
       var params = new URLSearchParams();
       FIELDS.forEach(function (name) { if (raw[name] !== undefined && (result.fields[name] === undefined || result.fields[name])) params.set(name, raw[name]); });
       link.href = "?" + params.toString() + "#calculator";
@@ -555,14 +600,23 @@ var VramCalculator = (function () {
         window.history.replaceState(null, "", "?" + params.toString() + window.location.hash);
       }
     }
+    function fetched(url) {
+      return fetch(url).then(function (response) { if (!response.ok) throw new Error(response.status); return response.json(); });
+    }
     form.addEventListener("input", function () { update(true); });
     form.addEventListener("change", function () { update(true); });
     form.addEventListener("submit", function (event) { event.preventDefault(); update(true); });
-    update(false);
+    var roomsUrl = root.getAttribute("data-rooms"), rooms = null;
     if (roomsUrl) {
-      fetch(roomsUrl).then(function (response) { if (!response.ok) throw new Error(response.status); return response.json(); })
-        .then(function (rooms) { data.rooms = rooms; update(false); }, function () { roomsFailed = true; update(false); });
+      fetched(roomsUrl).then(function (held) { rooms = held; if (data) { data.rooms = held; update(false); } },
+        function () { roomsFailed = true; if (data) update(false); });
     }
+    fetched(root.getAttribute("data-source")).then(function (found) {
+      found.defaults = page.defaults;
+      found.rooms = rooms;
+      data = found;
+      update(false);
+    }, function () { dataFailed = true; update(false); });
   }
 
   return { answer: answer, answerHtml: answerHtml, check: check, summary: summary, init: init, dec: dec };

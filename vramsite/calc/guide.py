@@ -18,7 +18,7 @@ from .digest import value_digest
 from .measured import MeasuredRun, measured_run
 from .figure import COUNT, FACTOR, MEMORY, MULTIPLE, PERCENT, WEIGHTS, Figure, given, product, quotient
 from ..units import BYTES_PER_GB
-from .lookup import Lookup, Market, lookup, ranked_offers
+from .lookup import Lookup, Market, lookup, ranked_card_offers, ranked_offers
 from . import serving
 from .serving import ServingChoice, Verdict, first_that_fits, verdict
 from .weight_formats import format_by_id
@@ -113,10 +113,11 @@ class Guide:
         """The engines' KV cache format named like the site's (data/engines.yaml kv_cache_formats)."""
         return self.data.engines.kv_cache_format(self.kv_precision().id)
 
-    def serving_offers(self):
-        """Every priced configuration, in the order the site's selection rule prefers them; the engine's
-        verdict stands in for the hardware rules (calc/serving.py)."""
-        return ranked_offers(replace(self.default_inference(), precision=None, needs_all_to_all=False), self.market)
+    def serving_offers(self, gpu: Gpu | None = None):
+        """Every priced configuration (of ``gpu`` alone where given), in the order the site's selection rule prefers
+        them; the engine's verdict stands in for the hardware rules (calc/serving.py)."""
+        method = replace(self.default_inference(), precision=None, needs_all_to_all=False)
+        return ranked_offers(method, self.market) if gpu is None else ranked_card_offers(gpu, method, self.market)
 
     @cached_reads
     def engine_log_comparisons(self) -> tuple:

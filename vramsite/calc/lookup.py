@@ -9,7 +9,7 @@ rule then picks one (see ``LookupRules``).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 
@@ -17,7 +17,7 @@ from ..load.model import Discount, Gpu, LookupRules, Method, Pricing, Selection
 from ..load.reads import EveryCardRead
 from .cost import card_memory, order_price
 from .figure import COUNT, MEMORY, Figure, ceiling_quotient, given, product
-from .offers import Offer, market_offers
+from .offers import Offer, card_offers, market_offers
 from .rules import (
     headroom_figure,
     headroom_per_card,
@@ -74,6 +74,9 @@ class Lookup:
     nodes: Figure | None
     """When nothing fits: full nodes of the largest qualifying card needed."""
     node_cards: int
+    cheapest: Configuration | None = None
+    """The lowest-priced configuration that holds the need, where it costs less than ``choice``: the
+    selection rule may prefer one card, or the smallest, over a cheaper set."""
 
     @property
     def fits(self) -> bool:
@@ -157,6 +160,13 @@ def ranked_offers(method: Method, market: Market) -> list[Offer]:
     return market._offers[key]
 
 
+def ranked_card_offers(gpu: Gpu, method: Method, market: Market) -> list[Offer]:
+    """``ranked_offers`` of one card: the rule's keys compare offers one by one, so its order among themselves is
+    the same; worked out from that card's price alone, so that what asks reads no other card's."""
+    return sorted((offer for offer in card_offers(gpu, market) if offer.allows(method)),
+                  key=SELECTIONS[market.rules.selection])
+
+
 def lookup(need: Figure, method: Method, market: Market,
            need_on: Callable[[int], Figure] | None = None) -> Lookup:
     """The configuration the selection rule picks for ``need``.
@@ -176,10 +186,28 @@ def lookup(need: Figure, method: Method, market: Market,
         nodes_need = need if need_on is None else need_on(node_cards)
         return Lookup(nodes_need, method, None, (), _nodes_needed(nodes_need, method, market, node_cards),
                       node_cards)
-    if need_on is not None:
-        need = need_on(best.count)
-    choice = configuration(need, best.gpu, best.count, market)
-    return Lookup(need, method, choice, _same_class(choice, method, market), None, node_cards)
+    need_of = (lambda cards: need) if need_on is None else need_on
+    choice = configuration(need_of(best.count), best.gpu, best.count, market)
+    cheaper = _cheapest_below(best, method, market, need_of)
+    cheapest = configuration(need_of(cheaper.count), cheaper.gpu, cheaper.count, market) if cheaper else None
+    return Lookup(need_of(best.count), method, choice, _same_class(choice, method, market), None, node_cards,
+                  cheapest)
+
+
+def cheapest_after(prices: Sequence[Decimal]) -> int | None:
+    """The index of the lowest of ``prices`` where it is below the first, the selection rule's pick (the first
+    of equal prices); None where the pick is the cheapest. calculator.js ``cheapestAfter`` is the same rule."""
+    lowest = min(range(len(prices)), key=prices.__getitem__, default=None)
+    return lowest if lowest is not None and prices[lowest] < prices[0] else None
+
+
+def _cheapest_below(best: Offer, method: Method, market: Market,
+                    need_on: Callable[[int], Figure]) -> Offer | None:
+    """The offer ``cheapest_after`` names among ``best`` and the cheaper offers that hold the need."""
+    holding = [best] + [offer for offer in ranked_offers(method, market)
+                        if offer.usd < best.usd and need_on(offer.count).value <= offer.memory_gb]
+    found = cheapest_after([offer.usd for offer in holding])
+    return None if found is None else holding[found]
 
 
 def _same_class(choice: Configuration, method: Method, market: Market) -> tuple[Gpu, ...]:

@@ -36,12 +36,14 @@ class Offer:
 
 def market_offers(market) -> tuple[Offer, ...]:
     """Every priced card in every count it may be rented in, in card order."""
-    found = []
-    for gpu in market.gpus:
-        usd = market.pricing.usd.get(gpu.id)
-        if usd is None:
-            continue
-        for count in rules.allowed_counts(gpu, market.rules):
-            found.append(Offer(gpu, count, rules.capacity(gpu.memory_gb, count),
-                               rules.order_usd(usd, count, market.discounts), rules.links_all_to_all(gpu, count)))
-    return tuple(found)
+    return tuple(offer for gpu in market.gpus for offer in card_offers(gpu, market))
+
+
+def card_offers(gpu: Gpu, market) -> tuple[Offer, ...]:
+    """One card in every count it may be rented in, from its own price alone; none where it has no price."""
+    usd = market.pricing.usd.get(gpu.id)
+    if usd is None:
+        return ()
+    return tuple(Offer(gpu, count, rules.capacity(gpu.memory_gb, count), rules.order_usd(usd, count, market.discounts),
+                       rules.links_all_to_all(gpu, count))
+                 for count in rules.allowed_counts(gpu, market.rules))

@@ -46,6 +46,13 @@ def reading():
     return _collecting(True)
 
 
+def apart(compute: Callable[[], object]):
+    """``compute()``, with what it reads kept from the enclosing page: for the site's own files (a language's
+    calculator data), which every build makes afresh."""
+    with _apart():
+        return compute()
+
+
 def _apart():
     """Collect the records read inside the block for the block alone: they are not the enclosing page's."""
     return _collecting(False)
@@ -126,10 +133,10 @@ class DerivedCache:
         note(self.kind, record_id)
         return self._state(record_id).value
 
-    def state(self, record_id: str, digested: bool = True) -> tuple[str | None, frozenset[Read]]:
-        """The value's digest (None unless ``digested``) and the records behind it, for a page's record."""
+    def state(self, record_id: str) -> tuple[str, frozenset[Read]]:
+        """The value's digest and the records behind it, for a page's record."""
         state = self._state(record_id)
-        if digested and state.digest is None:
+        if state.digest is None:
             state.digest = self._digest(state.value)
         return state.digest, state.behind
 

@@ -82,7 +82,7 @@ def as_json(answer) -> dict:
     fields = {
         "model": answer.model, "card": answer.card, "gpus": request.cards, "weights": answer.weights,
         "kv_cache": request.kv_cache, "engine": answer.engine, "context": answer.context,
-        "sequences": request.sequences, "settings": {name: float(value) for name, value in answer.settings},
+        "sequences": request.sequences, "settings": {name: _plain_number(value) for name, value in answer.settings},
         "weights_gib": gib(answer.weights_gib), "kv_cache_gib": gib(answer.kv_cache_gib),
         "kv_tokens": None if answer.kv_tokens is None else int(answer.kv_tokens.value),
         "starts": answer.starts, "fits": answer.fits, "headroom_gib": gib(answer.headroom_gib),
@@ -98,7 +98,7 @@ def as_lines(answer) -> list[str]:
                                           else "does not start")
     lines = [f"{plain['model']} on {plain['gpus']} × {plain['card']}, {plain['weights']} weights, "
              f"{plain['kv_cache']} KV cache, {plain['engine']}, {plain['context']:,} tokens × "
-             f"{plain['sequences']} sequences: {verdict}",
+             f"{plain['sequences']} {'sequence' if plain['sequences'] == 1 else 'sequences'}: {verdict}",
              f"  weights per card   {plain['weights_gib']} GiB"]
     if plain["kv_cache_gib"] is not None:
         lines += [f"  KV cache per card  {plain['kv_cache_gib']} GiB ({plain['kv_tokens']:,} tokens)",
@@ -106,6 +106,11 @@ def as_lines(answer) -> list[str]:
     if answer.reason:
         lines.append(f"  {answer.reason}")
     return lines
+
+
+def _plain_number(value: Decimal) -> int | float:
+    """A setting as JSON writes it: a whole number as an integer (8192, not 8192.0), else a float."""
+    return int(value) if value == value.to_integral_value() else float(value)
 
 
 def _needs_plan_data(data) -> None:

@@ -40,7 +40,7 @@ from ..load.reads import EVERY, TRACKED_KINDS, Read
 from ..signed_cache import read_signed, write_signed
 from .stamp import source_digests
 
-FORMAT = 3
+FORMAT = 4
 """Bumped whenever what is kept changes shape: an older file is then ignored."""
 
 
@@ -58,8 +58,8 @@ class PageRecord:
     charts: list[tuple[str, dict]]
     page: object
     """The RenderedPage."""
-    derived: dict[Read, tuple[str | None, frozenset[Read]]] = dataclasses.field(default_factory=dict)
-    """The digest of each derived value among ``reads`` (None if not taken), and the records behind it."""
+    derived: dict[Read, tuple[str, frozenset[Read]]] = dataclasses.field(default_factory=dict)
+    """The digest of each derived value among ``reads``, and the records behind it."""
 
 
 @dataclass
@@ -127,11 +127,6 @@ class PageMemory:
         self.now = inputs_of(root, data, page_keys)
         self._kept: dict[tuple[str, str], PageRecord] = {}
         self._changed: set[str] = set()
-        self.warm = False
-        """Whether the last build's pages can be compared with this one's. Only then do this build's records
-        take the digests of the derived values their pages read (at a cost: a grid of a hundred cards
-        holds thousands of figures); a cold build's records go without, and the rebuild after it renders
-        a page whose derived value's records changed."""
         before = self._load()
         if before is None:
             return
@@ -139,7 +134,6 @@ class PageMemory:
         if (inputs.sources, inputs.pages, set(inputs.records)) != (self.now.sources, self.now.pages,
                                                                      set(self.now.records)):
             return  # something no page's record accounts for changed: render every page
-        self.warm = True
         self._changed = {key for key, digest in self.now.records.items() if inputs.records[key] != digest}
         changed_content = {name for name in set(inputs.content) | set(self.now.content)
                            if inputs.content.get(name) != self.now.content.get(name)}
@@ -155,7 +149,7 @@ class PageMemory:
         if record is None:
             return None
         for read, (digest, behind) in record.derived.items():
-            if self._touched(behind) and (digest is None or digest_now(read) != digest):
+            if self._touched(behind) and digest_now(read) != digest:
                 return None
         return record
 

@@ -139,7 +139,7 @@ class PageRenderer:
         body_html = markdown.renderer.render(tokens, markdown.options, {})
         info = {"key": page.id, "title": meta["title"], "description": meta["description"],
                 "lead": meta.get("lead", ""), "jsonld": discovery.faq_jsonld(section_pairs(tokens, "faq"))}
-        contents = [{"id": id_, "text": text} for id_, text in section_headings(tokens)]
+        contents = [{"id": id_, "text": text, "script": script} for id_, text, script in section_headings(tokens)]
         html = self._layout(page.template, html_scope, page={**info, **shown_meta, "contents": contents},
                             body=Markup(body_html))
         twin = self._layout("page.md", md_scope, page=info, body=Markup(body_md))

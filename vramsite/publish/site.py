@@ -23,7 +23,7 @@ from ..layout import SiteLayout, page_path
 from ..load.assemble import load_site_sources
 from ..load.pages import PAGES_FILE, PageSpec, read_page_specs, read_pages
 from ..load.reads import reading, tracked_data
-from ..render.calculator import SERVING_FILE, serving_file, serving_rooms
+from ..render.calculator import SERVING_FILE, calculator_file, calculator_path, serving_file, serving_rooms
 from ..render.charts import chart_file
 from ..render.content import layout_problem, read_content
 from ..render.environments import content_env, has_template, layout_environment
@@ -64,6 +64,8 @@ class LanguageOutput:
     serving_rooms: dict
     """This language's share of the calculator's serving file (``serving_share``): the languages' workers
     share out that language-free work."""
+    calculator: dict[str, bytes]
+    """This language's calculator data file, by its path (``calculator_files``)."""
 
 
 class SiteBuild:
@@ -167,6 +169,9 @@ class SiteBuild:
             files.add(path, content, "vramsite/tables")
         for path, content in self.chart_files(drawn=drawn).items():
             files.add(path, content, "vramsite/render/charts")
+        for output in outputs:
+            for path, content in output.calculator.items():
+                files.add(path, content, "vramsite/render/calculator")
         if self.guide.serves:
             rooms = {model: found for output in outputs for model, found in output.serving_rooms.items()}
             files.add(SERVING_FILE, serving_file(rooms), "vramsite/render/calculator")
@@ -206,7 +211,12 @@ class SiteBuild:
         return LanguageOutput(pages, problems, self.tables.uses(), self.charts.uses(), charts,
                               {segment: set(catalog.missing) for segment, catalog in self.catalogs.items()},
                               {} if problems else self._downloads(locale), records, reused,
-                              {} if problems else self.serving_share(locale))
+                              {} if problems else self.serving_share(locale),
+                              {} if problems else self.calculator_files(locale))
+
+    def calculator_files(self, locale) -> dict[str, bytes]:
+        """``locale``'s calculator data as the file its pages' scripts fetch (render/calculator/data.py)."""
+        return {calculator_path(locale.segment): calculator_file(self.scope_services.calculator_data(locale))}
 
     def serving_share(self, locale) -> dict:
         """The catalogue models whose serving rooms ``locale``'s worker works out: every n-th, n languages."""
@@ -215,8 +225,9 @@ class SiteBuild:
         return serving_rooms(self.guide, models) if models else {}
 
     def pages_first(self, paths) -> dict[str, bytes]:
-        """The pages at ``paths`` ('en/pricing.html', or its twin's path), each with its twin, and the site's
-        static assets: the bytes ``render`` gives them, ready before the rest of the site is rendered.
+        """The pages at ``paths`` ('en/pricing.html', or its twin's path), each with its twin, their language's
+        calculator data and the site's static assets: the bytes ``render`` gives them, ready before the rest of the
+        site is rendered.
 
         The preview answers the pages in view from these (``publish/preview.py``). A path that is no page
         (the language chooser, a download) is left out, and so is a page that does not render: ``render``
@@ -235,6 +246,7 @@ class SiteBuild:
             except InputError:
                 continue
             files[path], files[path + ".md"] = rendered.html, rendered.markdown
+            files.update(self.calculator_files(locale))
         return {**files, **self.assets.files} if files else {}
 
     def _downloads(self, locale) -> dict[tuple, dict[str, bytes]]:
@@ -256,7 +268,7 @@ class SiteBuild:
         try:
             with reading() as reads:
                 rendered = self.render_page(page, locale)
-            derived = {read: self.guide.derived[read[0]].state(read[1], self.memory.warm) for read in reads
+            derived = {read: self.guide.derived[read[0]].state(read[1]) for read in reads
                        if read[0] in self.guide.derived}
             return PageRecord(page.id, locale.segment, self.layout.content_name(locale.segment, page.source),
                               frozenset(reads), self.tables.heard, self.charts.heard, rendered, derived)

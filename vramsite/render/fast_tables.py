@@ -19,8 +19,8 @@ from markupsafe import Markup, escape
 SPECIFIED = {
     "partials/table.html": "98c0e37c41adf6c8",
     "partials/table.md": "bdeff2300fe6d594",
-    "partials/lookup_cell.html": "f0303e08bd04bac1",
-    "partials/lookup_cell.md": "ab1caab3a9688af7",
+    "partials/lookup_cell.html": "b7644aa210ce5353",
+    "partials/lookup_cell.md": "a3c06303dc175ab0",
 }
 """The first 16 hex digits of the sha256 of each engine partial's source that the functions below reproduce."""
 
@@ -110,8 +110,13 @@ def lookup_cell_html(found, pieces, gettext) -> Markup:
     if not choice:
         return Markup(f'{main} <span class="sub">'
                       f'{pieces.message("{nodes}, talk to sales", nodes=pieces.fig(found.nodes))}</span>')
-    flag = f' <span class="flag">{escape(gettext("tight"))}</span>' if choice.tight else ""
-    return Markup(f'{main} <span class="sub">{_rented(choice, pieces)} {pieces.fig(choice.price)}{flag}</span>')
+    priced = _priced(choice, pieces)
+    if choice.tight:
+        flag = Markup(f'<span class="flag">{escape(gettext("tight"))}</span>')
+        priced = pieces.message("{figure} {flag}", figure=priced, flag=flag)
+    cheapest = (f' <span class="sub">{pieces.message("cheapest: {offer}", offer=_priced(found.cheapest, pieces))}'
+                f'</span>' if found.cheapest else "")
+    return Markup(f'{main} <span class="sub">{priced}</span>{cheapest}')
 
 
 def lookup_cell_md(found, pieces, gettext) -> Markup:
@@ -120,16 +125,21 @@ def lookup_cell_md(found, pieces, gettext) -> Markup:
     if not choice:
         offer = pieces.message("{nodes}, talk to sales", nodes=pieces.fig(found.nodes))
     else:
-        priced = Markup(f"{_rented(choice, pieces)} {pieces.fig(choice.price)}")
+        priced = _priced(choice, pieces)
         offer = pieces.message("{offer}, tight", offer=priced) if choice.tight else priced
+        if found.cheapest:
+            offer = pieces.message("{offer}; cheapest: {cheapest}", offer=Markup(offer),
+                                   cheapest=_priced(found.cheapest, pieces))
     return pieces.message("{need}: {offer}", need=pieces.fig(found.need), offer=Markup(offer))
 
 
-def _rented(choice, pieces) -> Markup:
-    """'2× A40' (linked), or the linked card alone when one is enough."""
+def _priced(choice, pieces) -> Markup:
+    """'2× A40 $456/month' (the card linked), or the linked card alone and its price when one is enough."""
     if choice.count > 1:
-        return pieces.message("{count}× {card}", count=pieces.num(choice.count), card=pieces.gpu_link(choice.gpu))
-    return pieces.gpu_link(choice.gpu)
+        rented = pieces.message("{count}× {card}", count=pieces.num(choice.count), card=pieces.gpu_link(choice.gpu))
+    else:
+        rented = pieces.gpu_link(choice.gpu)
+    return Markup(f"{rented} {pieces.fig(choice.price, period=True)}")
 
 
 LOOKUP_CELLS = {"html": lookup_cell_html, "md": lookup_cell_md}

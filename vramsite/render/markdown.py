@@ -195,11 +195,20 @@ def strip_heading_ids(text: str) -> str:
     )
 
 
-def section_headings(tokens: list[Token]) -> list[tuple[str, str]]:
-    """(id, text) of each ## heading that has an id, in page order: a page's contents list."""
-    return [(token.attrGet("id"), plain_text(tokens[index + 1]).strip())
-            for index, token in enumerate(tokens[:-1])
-            if token.type == "heading_open" and token.tag == "h2" and token.attrGet("id")]
+_NAMED_SECTION = re.compile(r'<section\b[^>]*?\sid="([^"]+)"[^>]*?\sdata-contents="([^"]*)"')
+"""The opening tag of a section a layout partial drew that names itself for the contents list (the calculator)."""
+
+
+def section_headings(tokens: list[Token]) -> list[tuple[str, str, bool]]:
+    """(id, text, drawn by script) of each ## heading that has an id, and of each section a partial drew with a
+    ``data-contents`` name, in page order: a page's contents list. Such a section is shown only where scripts run."""
+    found = []
+    for index, token in enumerate(tokens[:-1]):
+        if token.type == "heading_open" and token.tag == "h2" and token.attrGet("id"):
+            found.append((token.attrGet("id"), plain_text(tokens[index + 1]).strip(), False))
+        elif token.type == "html_block" and (named := _NAMED_SECTION.match(token.content)):
+            found.append((named.group(1), unescape(named.group(2)), True))
+    return found
 
 
 def section_pairs(tokens: list[Token], section_id: str) -> list[tuple[str, str]]:

@@ -8,7 +8,8 @@ nothing else; ``ContentApi`` holds its functions, and the sandbox
     model("70B"), gpu("a40"), cell("70B", "infer-int4")
     table("lookup")           a table, as HTML or as a GFM pipe table
     chart("cost")             a chart: inline SVG, or in the twin an image link to its .svg copy
-    calculator()              the in-page calculator (calculator.py); calculator(model.id) opens on that model
+    calculator()              the in-page calculator (calculator/); calculator(model.id) opens on that model,
+                              calculator(card=id) offers that card alone
     link("gpu", "a40")        the URL of another page (a twin from a twin)
     stats([(value, label)])   the headline figures block
     gpu_link(card), link_name(card), method_name(method), msg("{n} cards", n=...), _("UI string")
@@ -47,10 +48,9 @@ from ..calc.figure import COUNT, Figure, given
 from ..layout import download_path, relative_url
 from ..load.model import LocaleConfig, Pricing, SiteConfig
 from ..load.text import excerpt
-from ..load.reads import ReadCache
+from ..load.reads import ReadCache, apart
 from ..tables.guide import method_label
-from .calculator import SERVING_FILE, calculator_block, calculator_data
-from .calculator.markup import encoded_parts
+from .calculator import SERVING_FILE, calculator_block, calculator_data, calculator_path
 from .charts import chart_file, chart_title
 from .derivation import explain
 from .fast_tables import LOOKUP_CELLS as FAST_LOOKUP_CELLS
@@ -81,8 +81,18 @@ class ScopeServices:
     """UI strings, by locale segment."""
     formatter: Callable[[LocaleConfig], Formatter]
     calculators: ReadCache = field(default_factory=ReadCache)
-    """The calculator's data and default answer, by (language, model): worked out once per build, and
-    every page that takes one reads what working it out read (every card, price and model)."""
+    """The calculator's default answer, by (language, model, card): worked out once per build, and every page
+    that takes one reads what working it out read."""
+    calculator_files: dict = field(default_factory=dict)
+    """Each language's calculator data, the file its pages' scripts fetch: made once per build."""
+
+    def calculator_data(self, locale) -> dict:
+        """``locale``'s calculator data (render/calculator/data.py), worked out apart from the page that asks: a
+        page shows its choices (models, cards, formats), not the figures behind them."""
+        if locale.segment not in self.calculator_files:
+            self.calculator_files[locale.segment] = apart(
+                lambda: calculator_data(self.guide, self.formatter(locale), self.catalogs[locale.segment]))
+        return self.calculator_files[locale.segment]
 
 
 class Scope:
@@ -182,19 +192,20 @@ class Scope:
                 links[ext] = Markup('<a href="{}" type="{}" download>{}</a>').format(url, kind, label)
         return self.inline.message("Download: {json} · {csv}", json=links["json"], csv=links["csv"])
 
-    def calculator(self, model: str | None = None) -> Markup:
-        """The in-page calculator, opening on ``model`` (the site's first model by default); nothing in the twin,
-        which has no script to run it."""
+    def calculator(self, model: str | None = None, card: str | None = None) -> Markup:
+        """The in-page calculator, opening on ``model`` (the site's first model by default) and offering ``card``
+        alone where given (any card by default); nothing in the twin, which has no script to run it."""
         if self.mode == MD:
             return Markup("")
         guide, cache = self.services.guide, self.services.calculators
-        data = cache.fetch(("data", self.locale.segment), lambda: calculator_data(guide, self.fmt, self.catalog))
-        encoded = cache.fetch(("json", self.locale.segment), lambda: encoded_parts(data))
-        block = cache.fetch(("block", self.locale.segment, model),
-                            lambda: calculator_block(guide, self.fmt, self.catalog, data, model, encoded))
+        data = self.services.calculator_data(self.locale)
+        block = cache.fetch(("block", self.locale.segment, model, card),
+                            lambda: calculator_block(guide, self.fmt, self.catalog, data, model, card))
         template = self.services.layout.get_template("partials/calculator.html")
-        rooms = relative_url(SERVING_FILE, posixpath.dirname(self.page_path)) if data["serving"] else None
-        text = template.render(self.template_context(**block, rooms_url=rooms))
+        here = posixpath.dirname(self.page_path)
+        rooms = relative_url(SERVING_FILE, here) if data["serving"] else None
+        source = relative_url(calculator_path(self.locale.segment), here)
+        text = template.render(self.template_context(**block, rooms_url=rooms, source_url=source))
         return Markup("\n".join(line for line in text.split("\n") if line.strip()))  # one HTML block
 
     def stats(self, items) -> Markup:
@@ -338,8 +349,8 @@ class ContentApi:
     def chart(self, name: str, **options) -> Markup:
         return self._budget.block(self._scope.chart(name, **_checked_options(options)))
 
-    def calculator(self, model: str | None = None) -> Markup:
-        return self._budget.block(self._scope.calculator(model))
+    def calculator(self, model: str | None = None, card: str | None = None) -> Markup:
+        return self._budget.block(self._scope.calculator(model, card))
 
     def stats(self, items) -> Markup:
         return self._budget.block(self._scope.stats(_checked_options({"items": list(items)})["items"]))

@@ -3,7 +3,8 @@
 ``calculator_data`` (data.py) reduces a site to what the formula needs (each model's
 parameters and layer groups, the precisions, the methods' terms, the market's
 offers from calc/offers.py) and gives the script the words and number format
-of one language. ``answer`` (answer.py) computes what the calculator shows for one case
+of one language, published once per language (``calculator_path``) for every page's script to fetch; a
+page holds only the case it opens on. ``answer`` (answer.py) computes what the calculator shows for one case
 with the calculation the tables use (calc/memory.py, calc/attention.py,
 calc/lookup.py), formatted by the tables' ``Formatter`` and ``explain``.
 templates/static/calculator.js evaluates the same formula over the data; the
@@ -18,8 +19,8 @@ would take).
 
 from .answer import answer
 from .case import CUSTOM, INFERENCE, Case, Custom, need_of
-from .data import SERVING_FILE, calculator_data, serving_file, serving_rooms
+from .data import SERVING_FILE, calculator_data, calculator_file, calculator_path, serving_file, serving_rooms
 from .markup import answer_html, calculator_block
 
 __all__ = ["CUSTOM", "INFERENCE", "SERVING_FILE", "Case", "Custom", "answer", "answer_html", "calculator_block",
-           "calculator_data", "need_of", "serving_file", "serving_rooms"]
+           "calculator_data", "calculator_file", "calculator_path", "need_of", "serving_file", "serving_rooms"]

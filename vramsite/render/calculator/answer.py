@@ -13,7 +13,7 @@ from ...calc.figure import BANDWIDTH, COUNT, FACTOR, MEMORY, THROUGHPUT, WEIGHTS
 from ...calc.serving import kv_room_gib, sequence_split, sized_to_request, stored_weights
 from ...units import BYTES_PER_GB, BYTES_PER_GIB
 from ...calc.guide import CatalogueView, Guide, ModelView
-from ...calc.lookup import configuration, lookup, ranked_offers
+from ...calc.lookup import cheapest_after, configuration, lookup, ranked_card_offers, ranked_offers
 from ...load.model import MethodKind, Model
 from ...tables.guide import cards_label
 from ...tables.model import Text
@@ -65,8 +65,8 @@ def answer(guide: Guide, fmt: Formatter, catalog: Catalog, case: Case) -> dict:
     # A real model's need on a number of cards, worked out once per number: the offers share a few.
     need_on = None if isinstance(model, Model) else cache(lambda cards: need_of(guide, case, cards).total)
     view = _view(guide, model, method)
-    offers = []
-    for offer in ranked_offers(method, market):
+    offers, prices = [], []
+    for offer in _offers_asked(guide, case, method):
         held = need_on(offer.count) if need_on else need.total
         if not rules.fits(held.value, offer.gpu.memory_gb, offer.count):
             continue
@@ -80,11 +80,14 @@ def answer(guide: Guide, fmt: Formatter, catalog: Catalog, case: Case) -> dict:
             "ceiling": fmt.figure(ceiling) if ceiling else "", "ceiling_explain": explain(ceiling, fmt) if ceiling else "",
             "tight": config.tight,
         })
-    found = lookup(need.total, method, market, need_on)
-    if found.choice:
-        choice = {"config": _config_text(fmt, found.choice.gpu, found.choice.count),
-                  "price": fmt.figure(found.choice.price), "tight": found.choice.tight}
+        prices.append(config.price.value)
+    if offers:
+        choice = _first_choice(offers, prices)
+    elif case.card is not None:
+        choice = {"none": catalog.gettext("No configuration of {card} we rent holds it.")
+                  .replace("{card}", guide.data.gpu(case.card).name)}
     else:
+        found = lookup(need.total, method, market, need_on)
         choice = {"nodes": fmt.figure(found.nodes) if found.nodes is not None else "—",
                   "sales": catalog.gettext("talk to sales")}
     return {"lines": lines, "per_token": _per_token(guide, case, fmt), "offers": offers, "choice": choice,
@@ -123,7 +126,8 @@ def served_answer(guide: Guide, fmt: Formatter, catalog: Catalog, case: Case, fo
         return result
     read = given(view.format_read(format_id).value, "GB", WEIGHTS, "weights read per token")
     market = guide.market
-    for offer in guide.serving_offers():
+    prices = []
+    for offer in guide.serving_offers(_card_asked(guide, case)):
         verdict = view.serve(format_id, offer.gpu, offer.count, engine_id=engine.id)
         room = kv_room_gib(verdict)
         if room is None:
@@ -131,15 +135,17 @@ def served_answer(guide: Guide, fmt: Formatter, catalog: Catalog, case: Case, fo
         row = _served_row(fmt, market, engine, view, offer, room.value * BYTES_PER_GIB,
                           verdict.weights_gib.value * BYTES_PER_GIB, b, case, read)
         if row is not None:
+            row, price = row
             result["offers"].append(row)
+            prices.append(price)
     if result["offers"]:
-        first = result["offers"][0]
-        result["choice"] = {"config": first["config"], "price": first["price_plain"], "tight": first["tight"]}
+        result["choice"] = _first_choice(result["offers"], prices)
+    elif case.card is not None:
+        result["choice"] = {"none": catalog.gettext("{engine} starts it on no configuration of {card} we rent.")
+                            .replace("{engine}", engine.name).replace("{card}", guide.data.gpu(case.card).name)}
     else:
         result["choice"] = {"none": catalog.gettext("{engine} starts it on none of our configurations.")
                             .replace("{engine}", engine.name)}
-    for row in result["offers"]:
-        del row["price_plain"]
     return result
 
 
@@ -152,8 +158,32 @@ def _sequence_bytes(model, engine, cards: int, b: Figure, context: int) -> tuple
             attention.sequence_bytes(layers, b, context).value / share)
 
 
-def _served_row(fmt, market, engine, view, offer, room_bytes, weights_bytes, b, case, read) -> dict | None:
-    """One offer where the engine starts with the case's context and holds its sequences; None where not."""
+def _card_asked(guide: Guide, case: Case):
+    """The card the case keeps to; None: any."""
+    return None if case.card is None else guide.data.gpu(case.card)
+
+
+def _offers_asked(guide: Guide, case: Case, method) -> list:
+    """The offers the case is answered from, in the order the selection rule prefers them: one card's where the
+    case keeps to it, read from that card's price alone (a GPU page's calculator reads no other price)."""
+    card = _card_asked(guide, case)
+    return ranked_offers(method, guide.market) if card is None else ranked_card_offers(card, method, guide.market)
+
+
+def _first_choice(offers: list[dict], prices: list[Decimal]) -> dict:
+    """The first of ``offers``, the one the selection rule prefers, with the cheapest of them beside it where that
+    costs less (calc/lookup.cheapest_after); ``prices`` are the offers' prices."""
+    first = offers[0]
+    choice = {"config": first["config"], "price": first["price"], "tight": first["tight"]}
+    found = cheapest_after(prices)
+    if found is not None:
+        choice["cheapest"] = {"config": offers[found]["config"], "price": offers[found]["price"]}
+    return choice
+
+
+def _served_row(fmt, market, engine, view, offer, room_bytes, weights_bytes, b, case, read) -> tuple | None:
+    """One offer where the engine starts with the case's context and holds its sequences, and its price;
+    None where not."""
     cards = offer.count
     per_token, each = _sequence_bytes(view.model, engine, cards, b, case.context)
     need = each * case.batch
@@ -176,7 +206,7 @@ def _served_row(fmt, market, engine, view, offer, room_bytes, weights_bytes, b, 
     return {
         "key": f"{cards}x-{offer.gpu.id}", "config": _config_text(fmt, offer.gpu, cards),
         "per_card": fmt.figure(per_card), "headroom": fmt.figure(headroom), "headroom_explain": "",
-        "price": fmt.figure(price, period=True), "price_explain": explain(price, fmt), "price_plain": fmt.figure(price),
+        "price": fmt.figure(price, period=True), "price_explain": explain(price, fmt),
         "ceiling": fmt.figure(ceiling), "ceiling_explain": explain(ceiling, fmt),
         "tight": rules.is_tight(headroom.value, cards, market.rules),
-    }
+    }, price.value

@@ -47,6 +47,9 @@ class Case:
     """A weight format id: a catalogue model's inference is then sized by a serving engine."""
     engine: str | None = None
     """The serving engine's id; None (or one the site lacks): the format's own (calc/serving.serving_engine)."""
+    card: str | None = None
+    """A card id: only configurations of that card are offered (a GPU page's calculator); None: every card."""
+
 
 def kv_formats(guide: Guide) -> tuple:
     """The KV cache formats a reader may pick: sizing.yaml kv_precisions, else the inference block's own."""

@@ -27,7 +27,7 @@ UI_STRINGS = (
     "Head dimension", "Method", "Inference", "Weight precision", "KV cache format", "Context (tokens)",
     "Concurrent sequences", "KV cache per token", "Cards that fit", "Configuration", "Per card",
     "Headroom per card", "Price", "Decode ceiling", "tight", "Arithmetic", "Link to this answer",
-    "{count}× {card}", "{choice}, {price}", "Nothing fits: it takes {nodes}; talk to sales.", "talk to sales",
+    "{count}× {card}", "{choice}, {price}", "Cheapest: {choice}, {price}", "Nothing fits: it takes {nodes}; talk to sales.", "talk to sales",
     "Needs {total}. {rule}: {choice}, {price}.", "Needs {total}. Nothing fits.",
     "Enter a number.", "Enter a whole number.", "Enter a number above zero.", "At most {max}.",
     "The model reads at most {max} tokens.", "Correct the marked fields to see the answer.",
@@ -35,8 +35,14 @@ UI_STRINGS = (
     "{engine} does not store this KV cache format.", "{engine} starts it. {rule}: {choice}, {price}.",
     "Serving engine", "The format's usual engine", "{engine} does not load {format}.", "Loading each engine's figures…",
     "Each engine's figures could not be loaded; reload the page to try again.",
+    "Card", "Any card", "No configuration of {card} we rent holds it.",
+    "{engine} starts it on no configuration of {card} we rent.", "More configurations ({count})",
+    "{figure} {flag}",
 )
 """The calculator's own words, translated in the catalogs and given to the script."""
+
+OFFERS_SHOWN = 5
+"""Offers an answer's table shows open; the rest wait behind a summary, so that the form's answer stays short."""
 
 
 def _num(value) -> str:
@@ -132,6 +138,18 @@ SERVING_FILE = "data/serving.json"
 def serving_file(rooms: dict) -> bytes:
     """``serving_rooms`` as the published file: compact JSON, keys sorted, so the same rooms give the same bytes."""
     return json.dumps(rooms, ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode()
+
+
+def calculator_path(segment: str) -> str:
+    """Where a language's calculator data is published, beside its tables' downloads: one file that every page's
+    calculator fetches, so that a page holds only its own defaults and a price edit changes no page that shows
+    no figure of that price."""
+    return f"data/{segment}/calculator.json"
+
+
+def calculator_file(language_data: dict) -> bytes:
+    """``calculator_data`` as the published file: compact JSON, keys sorted."""
+    return json.dumps(language_data, ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode()
 
 
 def _engine_rooms(view, format_id: str, engine_id: str, offers) -> dict:
@@ -236,7 +254,9 @@ def calculator_data(guide: Guide, fmt: Formatter, catalog: Catalog, default_mode
         "engines": serving_engines(guide),
         "serving_kv": serving_kv(guide),
         "formats": format_labels(guide),
+        "cards": _cards(guide, offers),
         "defaults": {"model": default_model or models[0].id, "method": INFERENCE, "format": None, "engine": "",
+                     "card": "",
                      "precision": guide.default_inference().precision.id, "kv_precision": kv.id if kv else None,
                      "context": data.inference.context_tokens, "batch": data.inference.batch},
         "precisions": [{"id": p.id, "label": p.label, "bytes": _num(p.bytes_per_param),
@@ -259,8 +279,15 @@ def calculator_data(guide: Guide, fmt: Formatter, catalog: Catalog, default_mode
                    "minus": get_minus_sign_symbol(fmt.locale.gettext)},
         "labels": _labels(guide, fmt, models),
         "rule": catalog.gettext(selection_words(data.lookup.selection).rule),
+        "offers_shown": OFFERS_SHOWN,
         **_words(fmt, catalog),
     }
+
+
+def _cards(guide: Guide, offers) -> list[dict]:
+    """Each card the offers rent, once, in gpus.yaml's order: what the reader may keep the answer to."""
+    offered = {offer.gpu.id for offer in offers}
+    return [{"id": gpu.id, "name": gpu.name} for gpu in guide.data.gpus if gpu.id in offered]
 
 
 def _any_method(guide: Guide):

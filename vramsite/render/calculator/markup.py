@@ -18,7 +18,7 @@ def default_case(data: dict) -> Case:
     defaults = data["defaults"]
     return Case(defaults["model"], defaults["method"], defaults["precision"], defaults["kv_precision"],
                 defaults["context"], defaults["batch"], weight_format=defaults.get("format"),
-                engine=defaults.get("engine") or None)
+                engine=defaults.get("engine") or None, card=defaults.get("card") or None)
 
 
 CUSTOM_FIELDS = (("params", "Parameters (billions)", False), ("layers", "Layers", True),
@@ -26,48 +26,41 @@ CUSTOM_FIELDS = (("params", "Parameters (billions)", False), ("layers", "Layers"
 """The custom shape's fields: name, label, whether it takes whole numbers."""
 
 
-def opening_on(data: dict, model: str | None) -> dict:
+def opening_on(data: dict, model: str | None, card: str | None = None) -> dict:
     """The language's calculator data, opening on ``model`` (the site's first model where None), in the format it
-    ships in where its engine sizes it."""
-    if model is None:
-        return data
-    served = data.get("serving", {}).get(model)
-    return {**data, "defaults": {**data["defaults"], "model": model, "format": served["native"] if served else None}}
+    ships in where its engine sizes it, and on ``card`` alone where given."""
+    defaults = dict(data["defaults"])
+    if model is not None:
+        served = data.get("serving", {}).get(model)
+        defaults.update(model=model, format=served["native"] if served else None)
+    if card is not None:
+        defaults["card"] = card
+    return data if defaults == data["defaults"] else {**data, "defaults": defaults}
+
+
+PAGE_UI = ("Loading the calculator's figures…",
+           "The calculator's figures could not be loaded; reload the page to try again.")
+"""What a page's calculator may say before its language's data (``calculator_file``) is in hand."""
 
 
 def _json(value) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
 
 
-def encoded_parts(language_data: dict) -> dict[str, tuple]:
-    """key -> (value, its JSON) for each field of a language's calculator data: the pages' blocks share
-    every field but their defaults, so each is encoded once."""
-    return {key: (value, _json(value)) for key, value in language_data.items()}
-
-
-def data_json(data: dict, encoded: dict[str, tuple]) -> str:
-    """``data`` as compact JSON with sorted keys, taking the JSON of a field from ``encoded`` (of
-    ``encoded_parts``) where it holds that very value."""
-    parts = []
-    for key in sorted(data):
-        value = data[key]
-        known = encoded.get(key)
-        parts.append(_json(key) + ":" + (known[1] if known is not None and known[0] is value else _json(value)))
-    return "{" + ",".join(parts) + "}"
-
-
 def calculator_block(guide: Guide, fmt: Formatter, catalog: Catalog, language_data: dict,
-                     model: str | None = None, encoded: dict[str, tuple] | None = None) -> dict:
-    """What partials/calculator.html draws: the data (``language_data`` of ``calculator_data``, opening on
-    ``model``), its JSON for the script (``encoded``: the language's ``encoded_parts``, where already
-    made), the default answer's markup."""
+                     model: str | None = None, card: str | None = None) -> dict:
+    """What partials/calculator.html draws: the form's choices (``language_data`` of ``calculator_data``, opening
+    on ``model`` and ``card``), the page's own JSON for the script (its defaults and the words it says while the
+    language's data loads), the default answer's markup."""
     if model is not None:
         model_of(guide, Case(model, INFERENCE, guide.data.precisions[0].id))  # an unknown id is refused here
-    data = opening_on(language_data, model)
+    if card is not None and not any(item["id"] == card for item in language_data["cards"]):
+        raise KeyError(f"no priced card {card!r}")
+    data = opening_on(language_data, model, card)
+    page = {"defaults": data["defaults"], "ui": {msgid: catalog.gettext(msgid) for msgid in PAGE_UI}}
     # Inside <script>, "</script>" or "<!--" in a name would end the data early: no "<" is written raw.
-    text = data_json(data, encoded or {}).replace("<", "\\u003c")
     return {"data": data, "defaults": data["defaults"], "ui": data["ui"], "custom_fields": CUSTOM_FIELDS,
-            "data_json": Markup(text),
+            "data_json": Markup(_json(page).replace("<", "\\u003c")),
             "answer_html": Markup(answer_html(answer(guide, fmt, catalog, default_case(data)), data))}
 
 
@@ -87,9 +80,12 @@ def answer_html(result: dict, data: dict) -> str:
         text = ui["Nothing fits: it takes {nodes}; talk to sales."].replace("{nodes}", choice["nodes"])
         out.append(f'<p class="calc-choice">{_e(text)}</p>')
     else:
-        tight = f' <span class="flag">{_e(ui["tight"])}</span>' if choice["tight"] else ''
         pair = ui["{choice}, {price}"].replace("{choice}", choice["config"]).replace("{price}", choice["price"])
-        out.append(f'<p class="calc-choice"><strong>{_e(data["rule"])}</strong> {_e(pair)}{tight}</p>')
+        out.append(f'<p class="calc-choice"><strong>{_e(data["rule"])}</strong> {_flagged(pair, choice["tight"], ui)}</p>')
+        if "cheapest" in choice:
+            cheapest = (ui["Cheapest: {choice}, {price}"].replace("{choice}", choice["cheapest"]["config"])
+                        .replace("{price}", choice["cheapest"]["price"]))
+            out.append(f'<p class="calc-cheapest">{_e(cheapest)}</p>')
     steps = [line["explain"] for line in rows if line["explain"]]
     if offers:
         steps += [offers[0][key] for key in ("headroom_explain", "price_explain", "ceiling_explain") if offers[0][key]]
@@ -98,20 +94,44 @@ def answer_html(result: dict, data: dict) -> str:
     out.append('</ul></details>')
     if offers:
         ceilings = any(offer["ceiling"] for offer in offers)
-        heads = ["Configuration", "Per card", "Headroom per card", "Price", *(["Decode ceiling"] if ceilings else [])]
-        out.append(f'<div class="calc-offers"><table><caption>{_e(result["caption"])}</caption><thead><tr>')
-        out += [f'<th scope="col">{_e(ui[head])}</th>' for head in heads]
-        out.append('</tr></thead><tbody>')
-        for offer in offers:
-            flag = f' <span class="flag">{_e(ui["tight"])}</span>' if offer["tight"] else ''
-            cells = [f'<th scope="row">{_e(offer["config"])}</th>', f'<td>{_e(offer["per_card"])}</td>',
-                     f'<td title="{_e(offer["headroom_explain"])}">{_e(offer["headroom"])}{flag}</td>',
-                     f'<td title="{_e(offer["price_explain"])}">{_e(offer["price"])}</td>']
-            if ceilings:
-                cells.append(f'<td title="{_e(offer["ceiling_explain"])}">{_e(offer["ceiling"])}</td>')
-            out.append('<tr>' + ''.join(cells) + '</tr>')
-        out.append('</tbody></table></div>')
+        # What a reader rents on first (the configuration, its price, its headroom), so a phone shows them.
+        heads = ["Configuration", "Price", "Headroom per card", "Per card", *(["Decode ceiling"] if ceilings else [])]
+        shown = data["offers_shown"]
+        out.append(_offers_table(offers[:shown], heads, ui, result["caption"], caption=True))
+        if len(offers) > shown:
+            more = ui["More configurations ({count})"].replace("{count}", str(len(offers) - shown))
+            out.append(f'<details class="calc-more"><summary>{_e(more)}</summary>'
+                       + _offers_table(offers[shown:], heads, ui, more, caption=False) + '</details>')
     return ''.join(out)
+
+
+def _offers_table(offers: list[dict], heads: list[str], ui: dict, name: str, caption: bool) -> str:
+    """Offers as a table in a region of its own that scrolls sideways where the columns outgrow a phone, reachable
+    by keyboard; ``caption``: the table names itself (the first), else the summary above it does."""
+    out = [f'<div class="calc-offers" role="region" tabindex="0" aria-label="{_e(name)}"><table>']
+    if caption:
+        out.append(f'<caption>{_e(name)}</caption>')
+    out.append('<thead><tr>')
+    out += [f'<th scope="col">{_e(ui[head])}</th>' for head in heads]
+    out.append('</tr></thead><tbody>')
+    for offer in offers:
+        cells = [f'<th scope="row">{_e(offer["config"])}</th>',
+                 f'<td title="{_e(offer["price_explain"])}">{_e(offer["price"])}</td>',
+                 f'<td title="{_e(offer["headroom_explain"])}">{_flagged(offer["headroom"], offer["tight"], ui)}</td>',
+                 f'<td>{_e(offer["per_card"])}</td>']
+        if len(heads) > len(cells):
+            cells.append(f'<td title="{_e(offer["ceiling_explain"])}">{_e(offer["ceiling"])}</td>')
+        out.append('<tr>' + ''.join(cells) + '</tr>')
+    out.append('</tbody></table></div>')
+    return ''.join(out)
+
+
+def _flagged(text: str, tight: bool, ui: dict) -> str:
+    """``text`` escaped, with the tight flag after it where ``tight``, joined as the language joins them."""
+    if not tight:
+        return _e(text)
+    flag = f'<span class="flag">{_e(ui["tight"])}</span>'
+    return _e(ui["{figure} {flag}"]).replace("{flag}", flag).replace("{figure}", _e(text))
 
 
 def _e(text: str) -> str:
