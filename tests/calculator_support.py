@@ -86,12 +86,12 @@ class SiteCalculator:
         return self.build.catalogs[locale.segment]
 
     def data(self, locale, model: str | None = None) -> dict:
-        """The page's data, with the serving file the script fetches (data/serving.json) in hand."""
+        """The page's data, with every model's serving file the script fetches (data/serving/<model>.json) in hand."""
         return {**calculator_data(self.guide, self.fmt(locale), self.catalog(locale), model), "rooms": self.rooms}
 
     @cached_property
     def rooms(self) -> dict:
-        return json.loads(serving_file(serving_rooms(self.guide)))
+        return {model: json.loads(serving_file(found)) for model, found in serving_rooms(self.guide).items()}
 
     def answer(self, locale, case: Case) -> dict:
         return answer(self.guide, self.fmt(locale), self.catalog(locale), case)

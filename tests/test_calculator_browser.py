@@ -19,7 +19,7 @@ from urllib.parse import urlparse
 import pytest
 
 from calculator_support import SITES, SiteCalculator, state_of
-from vramsite.render.calculator import INFERENCE, SERVING_FILE, Case, calculator_path
+from vramsite.render.calculator import INFERENCE, Case, calculator_path, serving_path
 from vramsite.render.calculator.markup import PAGE_UI
 from site_support import write_files
 
@@ -74,15 +74,18 @@ def _guide_page(site) -> str:
 
 
 def _page_data(browser) -> dict:
-    """The page's calculator data as its script holds it: the language's file it names (data-source), fetched as
-    the script fetches it, with the page's own defaults, and the serving file it names (data-rooms)."""
+    """The page's calculator data as its script holds it once it has fetched every file it may: the language's
+    file it names (data-source), with the page's own defaults, and each served model's file in data-rooms."""
     page = json.loads(browser.execute_script(
         "return document.querySelector('[data-calc] script[type=\"application/json\"]').textContent"))
     fetched = browser.execute_async_script("""
         const done = arguments[arguments.length - 1], calc = document.querySelector("[data-calc]");
-        const text = url => url ? fetch(url).then(r => r.text()) : Promise.resolve("{}");
-        Promise.all([text(calc.dataset.source), text(calc.dataset.rooms)]).then(done);""")
-    data, rooms = (json.loads(text) for text in fetched)
+        fetch(calc.dataset.source).then(r => r.json()).then(data => {
+          const models = calc.dataset.rooms ? Object.keys(data.serving) : [];
+          return Promise.all(models.map(m => fetch(calc.dataset.rooms + "/" + m + ".json").then(r => r.json())))
+            .then(found => done(JSON.stringify([data, Object.fromEntries(models.map((m, i) => [m, found[i]]))])));
+        });""")
+    data, rooms = json.loads(fetched)
     return {**data, "defaults": page["defaults"], "rooms": rooms}
 
 
@@ -265,7 +268,7 @@ def test_without_the_serving_file_the_reader_is_told_and_nothing_is_guessed(serv
 
     locale = site.locales()[0]
     data = site.data(locale)
-    with _without(out, SERVING_FILE):
+    with _without(out, serving_path(site.build.data.catalogue[0].id)):
         browser = _driver()  # a browser of its own: another one may hold the file in its cache
         try:
             browser.get(f"{base}/{_model_page(site, locale)}")

@@ -548,24 +548,34 @@ var VramCalculator = (function () {
   var FIELDS = ["model", "method", "precision", "format", "engine", "card", "kv_precision", "context", "batch", "params", "layers", "kv_heads", "head_dim"];
   function init(root) {
     // The page holds the case it opens on; the language's data is one file for every page (data-source,
-    // render/calculator/data.py calculator_file), and what each engine keeps on each card another (data-rooms,
-    // serving_rooms). Until a file an answer needs is here, the page's own answer stays, or the reader is told.
+    // render/calculator/data.py calculator_file), and what each engine keeps on each card one file per model
+    // (data-rooms, serving_rooms), fetched when a reader asks about that model. Until a file an answer needs is
+    // here, the page's own answer stays, or the reader is told.
     var page = JSON.parse(root.querySelector("script[type='application/json']").textContent), data = null;
     var form = root.querySelector("form"), out = root.querySelector(".calc-out"), status = root.querySelector(".calc-status"), link = root.querySelector(".calc-link");
     var query = new URLSearchParams(window.location.search), asked = false;
     FIELDS.forEach(function (name) { if (query.has(name) && form.elements[name]) { form.elements[name].value = query.get(name); asked = true; } });
-    var shown = out.innerHTML, dataFailed = false, roomsFailed = false;
+    var shown = out.innerHTML, dataFailed = false, roomsBase = root.getAttribute("data-rooms"), roomsAsked = {}, roomsFailed = {};
+    function fetched(url) {
+      return fetch(url).then(function (response) { if (!response.ok) throw new Error(response.status); return response.json(); });
+    }
+    // Whether the state's answer needs its model's serving file and it is not here yet (then it is asked for).
     function waitsForRooms(state) {
-      return !!(state && state.method === "inference" && data.serving && data.serving[state.model]) && !data.rooms;
+      var model = state && state.method === "inference" && data.serving && data.serving[state.model] ? state.model : null;
+      if (!model || data.rooms[model]) return false;
+      if (!roomsAsked[model]) {
+        roomsAsked[model] = true;
+        fetched(roomsBase + "/" + encodeURIComponent(model) + ".json").then(function (held) { data.rooms[model] = held; update(false); },
+          function () { roomsFailed[model] = true; update(false); });
+      }
+      return true;
     }
     function show(html) { if (html !== shown) { out.innerHTML = html; shown = html; } }
-    function note(said, byReader) {
-      show(!byReader && !asked ? shown : '<p class="calc-note">' + e(said) + "</p>");
-      if (byReader) status.textContent = said;
-    }
     function update(byReader) {
       if (!data) {
-        note(page.ui[dataFailed ? "The calculator's figures could not be loaded; reload the page to try again." : "Loading the calculator's figures…"], byReader);
+        var note = page.ui[dataFailed ? "The calculator's figures could not be loaded; reload the page to try again." : "Loading the calculator's figures…"];
+        show(!byReader && !asked ? shown : '<p class="calc-note">' + e(note) + "</p>");
+        if (byReader) status.textContent = note;
         return;
       }
       var raw = {};
@@ -581,7 +591,7 @@ var VramCalculator = (function () {
       });
       var html, said;
       if (waitsForRooms(result.state)) {
-        said = data.ui[roomsFailed ? "Each engine's figures could not be loaded; reload the page to try again." : "Loading each engine's figures…"];
+        said = data.ui[roomsFailed[result.state.model] ? "Each engine's figures could not be loaded; reload the page to try again." : "Loading each engine's figures…"];
         html = !byReader && !asked ? shown : '<p class="calc-note">' + e(said) + "</p>";
       } else if (result.state) {
         var found = answer(data, result.state);
@@ -600,20 +610,12 @@ var VramCalculator = (function () {
         window.history.replaceState(null, "", "?" + params.toString() + window.location.hash);
       }
     }
-    function fetched(url) {
-      return fetch(url).then(function (response) { if (!response.ok) throw new Error(response.status); return response.json(); });
-    }
     form.addEventListener("input", function () { update(true); });
     form.addEventListener("change", function () { update(true); });
     form.addEventListener("submit", function (event) { event.preventDefault(); update(true); });
-    var roomsUrl = root.getAttribute("data-rooms"), rooms = null;
-    if (roomsUrl) {
-      fetched(roomsUrl).then(function (held) { rooms = held; if (data) { data.rooms = held; update(false); } },
-        function () { roomsFailed = true; if (data) update(false); });
-    }
     fetched(root.getAttribute("data-source")).then(function (found) {
       found.defaults = page.defaults;
-      found.rooms = rooms;
+      found.rooms = {};
       data = found;
       update(false);
     }, function () { dataFailed = true; update(false); });

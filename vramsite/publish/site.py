@@ -23,7 +23,7 @@ from ..layout import SiteLayout, page_path
 from ..load.assemble import load_site_sources
 from ..load.pages import PAGES_FILE, PageSpec, read_page_specs, read_pages
 from ..load.reads import reading, tracked_data
-from ..render.calculator import SERVING_FILE, calculator_file, calculator_path, serving_file, serving_rooms
+from ..render.calculator import calculator_file, calculator_path, serving_file, serving_path, serving_rooms
 from ..render.charts import chart_file
 from ..render.content import layout_problem, read_content
 from ..render.environments import content_env, has_template, layout_environment
@@ -62,7 +62,7 @@ class LanguageOutput:
     kept: list[str]
     """The pages kept from the last build as they were, not rendered again."""
     serving_rooms: dict
-    """This language's share of the calculator's serving file (``serving_share``): the languages' workers
+    """This language's share of the calculator's serving files (``serving_share``): the languages' workers
     share out that language-free work."""
     calculator: dict[str, bytes]
     """This language's calculator data file, by its path (``calculator_files``)."""
@@ -173,8 +173,9 @@ class SiteBuild:
             for path, content in output.calculator.items():
                 files.add(path, content, "vramsite/render/calculator")
         if self.guide.serves:
-            rooms = {model: found for output in outputs for model, found in output.serving_rooms.items()}
-            files.add(SERVING_FILE, serving_file(rooms), "vramsite/render/calculator")
+            for output in outputs:
+                for model, found in output.serving_rooms.items():
+                    files.add(serving_path(model), serving_file(found), "vramsite/render/calculator")
         if self.catalog_problems():
             raise InputError(self.catalog_problems())
         if self.memory is not None:

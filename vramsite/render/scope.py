@@ -50,7 +50,7 @@ from ..load.model import LocaleConfig, Pricing, SiteConfig
 from ..load.text import excerpt
 from ..load.reads import ReadCache, apart
 from ..tables.guide import method_label
-from .calculator import SERVING_FILE, calculator_block, calculator_data, calculator_path
+from .calculator import SERVING_FOLDER, calculator_block, calculator_data, calculator_path
 from .charts import chart_file, chart_title
 from .derivation import explain
 from .fast_tables import LOOKUP_CELLS as FAST_LOOKUP_CELLS
@@ -203,7 +203,7 @@ class Scope:
                             lambda: calculator_block(guide, self.fmt, self.catalog, data, model, card))
         template = self.services.layout.get_template("partials/calculator.html")
         here = posixpath.dirname(self.page_path)
-        rooms = relative_url(SERVING_FILE, here) if data["serving"] else None
+        rooms = relative_url(SERVING_FOLDER, here) if data["serving"] else None
         source = relative_url(calculator_path(self.locale.segment), here)
         text = template.render(self.template_context(**block, rooms_url=rooms, source_url=source))
         return Markup("\n".join(line for line in text.split("\n") if line.strip()))  # one HTML block

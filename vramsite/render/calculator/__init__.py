@@ -19,8 +19,10 @@ would take).
 
 from .answer import answer
 from .case import CUSTOM, INFERENCE, Case, Custom, need_of
-from .data import SERVING_FILE, calculator_data, calculator_file, calculator_path, serving_file, serving_rooms
+from .data import (SERVING_FOLDER, calculator_data, calculator_file, calculator_path, serving_file, serving_path,
+                   serving_rooms)
 from .markup import answer_html, calculator_block
 
-__all__ = ["CUSTOM", "INFERENCE", "SERVING_FILE", "Case", "Custom", "answer", "answer_html", "calculator_block",
-           "calculator_data", "calculator_file", "calculator_path", "need_of", "serving_file", "serving_rooms"]
+__all__ = ["CUSTOM", "INFERENCE", "SERVING_FOLDER", "Case", "Custom", "answer", "answer_html", "calculator_block",
+           "calculator_data", "calculator_file", "calculator_path", "need_of", "serving_file", "serving_path",
+           "serving_rooms"]

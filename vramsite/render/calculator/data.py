@@ -84,7 +84,8 @@ def _offer_data(offer, guide: Guide) -> dict:
 def serving_index(guide: Guide) -> dict:
     """Per catalogue model, where the site has engines (calc/serving.py): the format it ships in, and for each format
     it offers its own engine, the bytes of its weights and the GB a token reads. What each engine leaves on each
-    card is ``serving_rooms``, a file of its own that the page's script fetches (the same for every page)."""
+    card is ``serving_rooms``, a file per model that the page's script fetches when a reader asks (the same for
+    every page)."""
     if not guide.serves:
         return {}
     found = {}
@@ -111,7 +112,7 @@ def serving_rooms(guide: Guide, models: list[str] | None = None) -> dict:
     configuration ("2x-a40") the bytes each card has for sequences whatever the context (with the bytes of weights
     where a kernel for that card loads them otherwise); a configuration where the engine sizes no cache is left
     out. The script decides from these, for the context and sequences asked, what the tables decide from the same
-    verdicts. Nothing here depends on the language or the prices: one file serves every page."""
+    verdicts. Nothing here depends on the language or the prices: one file per model serves every page."""
     if not guide.serves:
         return {}
     engines, kv = guide.data.engines.engines, guide.serving_kv().id
@@ -131,13 +132,19 @@ def serving_rooms(guide: Guide, models: list[str] | None = None) -> dict:
     return found
 
 
-SERVING_FILE = "data/serving.json"
-"""Where the site publishes ``serving_rooms``, beside the tables' downloads (data/<language>/)."""
+SERVING_FOLDER = "data/serving"
+"""Where the site publishes ``serving_rooms``, one file per model (``serving_path``), beside the tables'
+downloads (data/<language>/): a page's script fetches the file of the model a reader asks about, no other."""
 
 
-def serving_file(rooms: dict) -> bytes:
-    """``serving_rooms`` as the published file: compact JSON, keys sorted, so the same rooms give the same bytes."""
-    return json.dumps(rooms, ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode()
+def serving_path(model_id: str) -> str:
+    return f"{SERVING_FOLDER}/{model_id}.json"
+
+
+def serving_file(model_rooms: dict) -> bytes:
+    """One model's ``serving_rooms`` as its published file: compact JSON, keys sorted, so the same rooms give the
+    same bytes."""
+    return json.dumps(model_rooms, ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode()
 
 
 def calculator_path(segment: str) -> str:
