@@ -1,6 +1,7 @@
-// The in-page calculator. It evaluates the guide's formulas over the numbers the build gives it
-// (vramsite/render/calculator/data.py writes them into the page), exactly: every value is a fraction of
-// BigInts, and a figure is rounded half up only when it is printed, as vramsite/render/numbers.py does.
+// The in-page calculator. It evaluates the formulas the build hands it as data (vramsite/render/calculator/
+// formulas.py: each one what vramsite/calc builds, written as an expression tree) over the numbers a reader types,
+// exactly: every value is a fraction of BigInts, and a figure is rounded half up only when it is printed, as
+// vramsite/render/numbers.py does. Its own are the evaluator, the rounding rule, the selection rules and the form.
 // The tests run this file in Node and in Chromium and hold every string it prints to the build's own.
 "use strict";
 var VramCalculator = (function () {
@@ -32,161 +33,83 @@ var VramCalculator = (function () {
     return { v: v, unit: unit || "", kind: kind || "factor", label: label || "", op: op || null, terms: terms || null };
   }
   function given(v, unit, kind, label) { return F(typeof v === "object" ? v : int(v), unit, kind, label); }
-  function total(terms, unit, kind, label) {
-    var shown = terms.filter(function (t) { return t.v.n !== 0n; });
-    if (!shown.length) shown = terms.slice(0, 1);
-    return F(terms.reduce(function (s, t) { return add(s, t.v); }, ZERO), unit, kind, label, "+", shown);
-  }
-  function product(terms, unit, kind, label, scale) {
-    var v = terms.reduce(function (p, t) { return mul(p, t.v); }, ONE);
-    return F(scale ? mul(v, scale) : v, unit, kind, label, "×", terms);
-  }
-  function quotient(a, b, unit, kind, label) { return F(div(a.v, b.v), unit, kind, label, "÷", [a, b]); }
-  var PER_GB = Q(1n, 10n ** 9n), PER_MB = Q(1n, 10n ** 6n), HUNDREDTH = Q(1n, 100n);
+  function floorQ(a) { var q = a.n / a.d; return a.n < 0n && q * a.d !== a.n ? q - 1n : q; }
 
-  // -- memory (vramsite/calc/memory.py, attention.py) -----------------------------
-  var TWO = function () { return given(2, "", "factor", "keys and values"); };
-  var NO_BYTES = function () { return given(0, "B", "count", "nothing"); };
-  function count(v, label) { return given(v, "", "count", label); }
-  function layersOf(n) { return given(n, "layers", "count", "layers"); }
-  function headsPerCard(heads, cards) { return Math.ceil(heads / cards); }
-
-  var KINDS = {
-    full: {
-      perToken: function (g, b) { return product([TWO(), layersOf(g.count), count(g.kv_heads, "KV heads"), count(g.head_dim, "head dim"), b], "B", "count", "full attention per token"); },
-      held: function (g, ctx) { return ctx; },
-      onOneCard: function (g, cards) { return Object.assign({}, g, { kv_heads: headsPerCard(g.kv_heads, cards) }); }
-    },
-    sliding: {
-      perToken: function (g, b) { return product([TWO(), layersOf(g.count), count(g.kv_heads, "KV heads"), count(g.head_dim, "head dim"), b], "B", "count", "sliding window per token"); },
-      held: function (g, ctx) {
-        var w = given(g.window, "tokens", "count", "window");
-        return F(cmp(ctx.v, w.v) <= 0 ? ctx.v : w.v, "tokens", "count", "tokens held", "min", [ctx, w]);
-      },
-      onOneCard: function (g, cards) { return Object.assign({}, g, { kv_heads: headsPerCard(g.kv_heads, cards) }); }
-    },
-    latent: {
-      perToken: function (g, b) {
-        var width = total([count(g.kv_lora_rank, "KV latent rank"), count(g.rope_head_dim, "rotary head dim")], "", "count", "latent width");
-        return product([layersOf(g.count), width, b], "B", "count", "latent per token");
-      },
-      held: function (g, ctx) { return ctx; },
-      onOneCard: function (g) { return g; }
-    },
-    linear: {
-      perToken: function () { return NO_BYTES(); },
-      held: function () { return given(0, "tokens", "count", "tokens held"); },
-      state: function (g) {
-        var keys = product([TWO(), count(g.key_heads, "key heads"), count(g.key_head_dim, "key head dim")], "", "count", "query and key channels");
-        var values = product([count(g.value_heads, "value heads"), count(g.value_head_dim, "value head dim")], "", "count", "value channels");
-        var conv = product([total([keys, values], "", "count", "convolution channels"), count(g.conv_kernel - 1, "kernel − 1")], "", "count", "convolution state");
-        var rec = product([count(g.value_heads, "value heads"), count(g.value_head_dim, "value head dim"), count(g.key_head_dim, "key head dim")], "", "count", "recurrent state");
-        return product([layersOf(g.count), total([conv, rec], "", "count", "state elements per layer"),
-          given(dec(g.state_bytes || "4"), "B", "factor", "bytes per state element")], "B", "count", "linear attention state");
-      },
-      onOneCard: function (g, cards) { return Object.assign({}, g, { key_heads: headsPerCard(g.key_heads, cards), value_heads: headsPerCard(g.value_heads, cards) }); }
-    }
+  // -- formulas: the templates the build hands over (vramsite/render/calculator/formulas.py) --------------
+  // Each node of data.formulas.nodes is an input (n), a number (v), or an operation (o) on the nodes at the
+  // places t, scaled by s; the script knows the operations and nothing of what the formulas size.
+  var OPERATIONS = {
+    "×": function (v) { return v.reduce(mul, ONE); },
+    "÷": function (v) { return div(v[0], v[1]); },
+    "+": function (v) { return v.reduce(add, ZERO); },
+    "−": function (v) { return sub(v[0], v[1]); },
+    "min": function (v) { return v.reduce(function (a, b) { return cmp(b, a) < 0 ? b : a; }); },
+    "max": function (v) { return v.reduce(function (a, b) { return cmp(b, a) > 0 ? b : a; }); },
+    "⌊÷⌋": function (v) { return Q(floorQ(div(v[0], v[1]))); },
+    "⌈÷⌉": function (v) { return ceil(div(v[0], v[1])); }
   };
-  function stateOf(g) { return KINDS[g.kind].state ? KINDS[g.kind].state(g) : NO_BYTES(); }
-
-  function sequencesMemory(groups, b, context, batch) {
-    var tokens = given(context, "tokens", "count", "context");
-    var terms = groups.map(function (g) { return product([KINDS[g.kind].perToken(g, b), KINDS[g.kind].held(g, tokens)], "B", "count", g.kind + " layers"); });
-    var cache = total(terms.concat([NO_BYTES()]), "B", "count", "KV cache per sequence");
-    var state = total(groups.map(stateOf).concat([NO_BYTES()]), "B", "count", "state per sequence");
-    var each = total([cache, state], "B", "count", "memory per sequence");
-    return product([each, given(batch, "sequences", "count", "batch")], "GB", "kv_cache", "KV cache and state", PER_GB);
-  }
-  function referenceTerms(model, kv) {
-    return [TWO(), given(model.layers, "layers", "count"), given(model.kv_heads, "KV heads", "count"),
-      given(model.head_dim, "head dim", "count"), given(dec(kv.bytes), "B", "factor", "bytes per element")];
-  }
-  function elementBytes(kv) { return given(dec(kv.bytes), "B", "factor", kv.label + " bytes per element"); }
-
-  function weightBytes(method, data) {
-    if (method.training_state) {
-      return total(data.training_state.map(function (item) { return given(dec(item[1]), "B/param", "factor", item[0].replace(/_/g, " ")); }), "B/param", "factor", "training state");
+  // The figure of template node `index` for `inputs`: name -> a number (a fraction) or a figure it stands for.
+  function evaluate(data, index, inputs) {
+    var x = data.formulas.nodes[index];
+    if (x.n !== undefined) {
+      var value = inputs[x.n];
+      if (value === undefined) throw new Error("the formula needs " + x.n);
+      return value.v !== undefined ? value : F(value, x.u, x.k, x.l);
     }
-    return given(dec(method.bytes), "B/param", "factor", method.precision ? method.bytes_label : "bytes per parameter");
+    if (x.o === undefined) return F(dec(x.v), x.u, x.k, x.l);
+    var terms = x.t.map(function (t) { return evaluate(data, t, inputs); });
+    var v = x.v !== undefined ? dec(x.v) : OPERATIONS[x.o](terms.map(function (t) { return t.v; }));
+    if (x.s !== undefined) v = mul(v, dec(x.s));
+    return F(v, x.u, x.k, x.l, x.o, terms);
   }
-  function params(model) { return given(dec(model.params), "B params", "factor", "parameters"); }
-
-  function need(data, c, cards) {
-    var model = c.model, method = c.method;
-    var weights = product([params(model), weightBytes(method, data)], "GB", "weights", "weights");
-    var zero = given(0, "GB", "memory");
-    var adapter = zero;
-    if (method.adapter) {
-      adapter = product([params(model), given(mul(dec(data.adapter.share), HUNDREDTH), "", "factor", "adapter share"),
-        given(dec(data.adapter.bytes), "B/param", "factor", "adapter state")], "GB", "weights", "adapter");
-    }
-    var cache = zero;
-    if (method.kv_cache) {
-      if (model.shape === "reference") {
-        cache = product(referenceTerms(model, c.kv).concat([given(c.context, "tokens", "count", "context"), given(c.batch, "batch", "count", "batch")]),
-          "GB", "kv_cache", "KV cache", PER_GB);
-      } else {
-        var groups = model.groups.map(function (g) { return KINDS[g.kind].onOneCard(g, cards); });
-        cache = sequencesMemory(groups, elementBytes(c.kv), c.context, c.batch);
-        if (cards > 1) cache = product([cache, given(cards, "cards", "count", "cards")], "GB", "kv_cache", "KV cache and state on every card");
-      }
-    }
-    var subtotal = total([weights, adapter, cache], "GB", "memory", "subtotal");
-    var margin = product([subtotal, given(dec(method.margin), "%", "percent", "margin")], "GB", "memory", "margin", HUNDREDTH);
-    var overhead = given(dec(method.overhead), "GB", "memory", "runtime overhead");
-    var growth = add(ONE, mul(dec(method.margin), HUNDREDTH));
-    var fixed = add(mul(add(weights.v, adapter.v), growth), overhead.v);
-    var terms = total([weights, adapter, cache, margin, overhead], "GB", "memory", "total");
-    var sum = F(add(fixed, mul(cache.v, growth)), "GB", "memory", "total", terms.op, terms.terms);
-    return { weights: weights, adapter: adapter, cache: cache, margin: margin, overhead: overhead, total: sum };
-  }
-  function perToken(c) {
-    if (!c.method.kv_cache || !c.kv) return null;
-    var model = c.model;
+  // The inputs a model's sizes give: a reference shape's (or the reader's own) every size, a real model's its
+  // parameters (its layers are in its own templates).
+  function modelInputs(model, inputs) {
+    inputs.params = dec(model.params);
     if (model.shape === "reference") {
-      if (model.layers == null) return null;
-      var bytes = product(referenceTerms(model, c.kv), "B", "count", "KV cache per token");
-      return F(mul(bytes.v, PER_MB), "MB", "kv_per_token", "KV cache per token", bytes.op, bytes.terms);
+      ["layers", "kv_heads", "head_dim"].forEach(function (name) { if (model[name] != null) inputs[name] = int(model[name]); });
+    } else {
+      inputs.active = dec(model.active);
     }
-    var b = elementBytes(c.kv);
-    return total(model.groups.map(function (g) { return KINDS[g.kind].perToken(g, b); }), "B", "count", "KV cache per token");
+    return inputs;
+  }
+  function cacheInputs(c) { return { kv_bytes: dec(c.kv.bytes), context: int(c.context), batch: int(c.batch) }; }
+
+  // -- memory (vramsite/calc/memory.py, attention.py, through their templates) -----
+  function cacheOf(data, c, cards) {
+    var t = data.formulas.cache;
+    if (c.model.shape === "reference") return evaluate(data, t.reference, modelInputs(c.model, cacheInputs(c)));
+    return evaluate(data, t.layers[c.model.id][String(cards)], cacheInputs(c));
+  }
+  function need(data, c, cards) {
+    var t = data.formulas.need[c.method.id], inputs = modelInputs(c.model, {});
+    if (c.method.kv_cache) inputs.cache = cacheOf(data, c, cards);
+    var part = function (name) { return evaluate(data, t[name], inputs); };
+    return { weights: part("weights"), adapter: part("adapter"), cache: part("kv_cache"), margin: part("margin"),
+      overhead: part("overhead"), total: part("total") };
+  }
+  function perToken(data, c) {
+    if (!c.method.kv_cache || !c.kv) return null;
+    var t = data.formulas.per_token, inputs = { kv_bytes: dec(c.kv.bytes) };
+    if (c.model.shape !== "reference") return evaluate(data, t.layers[c.model.id], inputs);
+    return c.model.layers == null ? null : evaluate(data, t.reference, modelInputs(c.model, inputs));
   }
 
-  // -- rules, offers, the lookup (vramsite/calc/rules.py, offers.py, lookup.py, cost.py) --
+  // -- rules, offers, the lookup (vramsite/calc/rules.py, offers.py, lookup.py) --
   function allows(offer, method) {
     if (method.feature && offer.features.indexOf(method.feature) < 0) return false;
     return offer.count === 1 || !method.all_to_all || offer.links;
   }
-  function perCardFigure(needFig, n) {
-    if (n === 1) return needFig;
-    return F(div(needFig.v, int(n)), "GB", "memory", "per card", "÷", [needFig, given(n, "cards", "count")]);
+  function perCardFigure(data, needFig, n) { return evaluate(data, data.formulas.per_card[String(n)], { need: needFig }); }
+  function headroom(data, offer, needFig) {
+    return evaluate(data, data.formulas.headroom[String(offer.count)], { memory: dec(offer.memory), need: needFig });
   }
-  function headroom(offer, needFig) {
-    var memory = given(dec(offer.memory), "GB", "memory", "card memory"), share = perCardFigure(needFig, offer.count);
-    return F(sub(memory.v, share.v), "GB", "memory", "headroom", "−", [memory, share]);
-  }
-  function orderPrice(data, offer) {
-    var monthly = data.market.period === "month";
-    var price = given(dec(offer.price), monthly ? "USD/month" : "USD/GPU-hour", monthly ? "price" : "rate", "price per card");
-    var unit = offer.count > 1 && !monthly ? "USD/hour" : price.unit;
-    var terms = [given(offer.count, "cards", "count"), price];
-    var percent = dec(offer.discount);
-    if (offer.count > 1 && percent.n !== 0n) {
-      var share = F(mul(percent, HUNDREDTH), "", "factor", "discount");
-      terms.push(F(sub(ONE, share.v), "", "factor", "after discount", "−", [given(1), share]));
-    }
-    return F(dec(offer.usd), unit, price.kind, "order price", "×", terms);
-  }
-  function ceiling(c, offer) {
+  function orderPrice(data, offer) { return evaluate(data, offer.price, {}); }
+  function ceiling(data, c, offer) {
     var method = c.method;
     if (method.kind !== "inference" || !method.precision) return null;
-    var bw = given(dec(offer.bandwidth), "GB/s", "bandwidth", "bandwidth");
-    if (offer.count > 1) bw = product([given(offer.count, "cards", "count"), bw], "GB/s", "bandwidth", "combined bandwidth");
-    var bytes = given(dec(method.bytes), "B/param", "factor", method.bytes_label);
-    var resident = c.model.shape === "reference"
-      ? product([params(c.model), bytes], "GB", "weights", "weights")
-      : product([given(dec(c.model.active), "B params", "factor", "active parameters"), bytes], "GB", "weights", "weights read per token");
-    return quotient(bw, resident, "tokens/s", "throughput", "decode ceiling");
+    var resident = evaluate(data, data.formulas.resident[c.model.shape][method.precision], modelInputs(c.model, {}));
+    return evaluate(data, data.formulas.ceiling[String(offer.count)], { bandwidth: dec(offer.bandwidth), resident: resident });
   }
 
   // -- text (vramsite/render/numbers.py, format.py, derivation.py) ----------------
@@ -281,30 +204,22 @@ var VramCalculator = (function () {
   }
 
   // -- a catalogue model served by its engine (vramsite/render/calculator/answer.py served_answer) ----------
-  var GB = Q(10n ** 9n);
-  function floorQ(a) { var q = a.n / a.d; return a.n < 0n && q * a.d !== a.n ? q - 1n : q; }
   function servedRow(data, w, c, f, held, o, entry) {
-    var request = held.request, cards = o.count, groups, share;
-    if (request) { groups = c.model.groups; share = int(cards); }
-    else { groups = c.model.groups.map(function (g) { return KINDS[g.kind].onOneCard(g, cards); }); share = ONE; }
-    var b = elementBytes(c.kv), own = Array.isArray(entry), room = dec(own ? entry[0] : entry);
+    var cards = o.count, served = data.formulas.served;
+    var sequences = served.sequences[c.model.id][held.request ? "request" : "heads"][String(cards)];
+    var perTok = evaluate(data, sequences[0], cacheInputs(c)).v, need = evaluate(data, sequences[1], cacheInputs(c)).v;
+    var own = Array.isArray(entry), room = dec(own ? entry[0] : entry);
     var weights = dec(own ? entry[1] : held.weights_per_card[String(cards)]);
-    var perTok = div(total(groups.map(function (g) { return KINDS[g.kind].perToken(g, b); }), "B", "count").v, share);
-    var each = div(sequencesMemory(groups, b, c.context, 1).v, PER_GB);  // bytes of one sequence, cache and state
-    var need = div(mul(each, int(c.batch)), share);
     if (cmp(room, need) < 0) return null;
-    if (!request) {
+    if (!held.request) {
       var tokens = perTok.n !== 0n && room.n > 0n ? floorQ(div(room, perTok)) : 0n;
       if (tokens <= 0n || tokens < BigInt(c.context)) return null;
     }
-    var headroom = F(div(sub(room, need), GB), "GB", "memory", "headroom", "−",
-      [F(div(room, GB), "GB", "memory", "room"), F(div(need, GB), "GB", "memory", "need")]);
+    var headroom = evaluate(data, served.headroom, { room: room, need: need });
     var price = orderPrice(data, o);
-    var bw = given(dec(o.bandwidth), "GB/s", "bandwidth", "bandwidth");
-    if (cards > 1) bw = product([given(cards, "cards", "count"), bw], "GB/s", "bandwidth", "combined bandwidth");
-    var top = quotient(bw, given(dec(f.read), "GB", "weights", "weights read per token"), "tokens/s", "throughput", "decode ceiling");
+    var top = evaluate(data, served.ceiling[String(cards)], { bandwidth: dec(o.bandwidth), read: dec(f.read) });
     var limit = dec(cards === 1 ? data.market.tight_single : data.market.tight_per_card);
-    return { key: cards + "x-" + o.card, config: w.config(o), per_card: w.figure(F(div(weights, GB), "GB", "weights", "per card", "÷", [given(weights, "B", "count"), given(GB, "B/GB", "factor")])),
+    return { key: cards + "x-" + o.card, config: w.config(o), per_card: w.figure(evaluate(data, served.per_card, { weights: weights })),
       headroom: w.figure(headroom), headroom_explain: "", price: w.figure(price, true), price_explain: w.explain(price),
       ceiling: w.figure(top), ceiling_explain: w.explain(top), tight: cmp(headroom.v, limit) < 0, price_value: price.v };
   }
@@ -325,10 +240,9 @@ var VramCalculator = (function () {
   }
   function servedAnswer(data, c) {
     var w = new Words(data), f = data.serving[c.model.id].formats[c.format], engine = servedEngine(data, c);
-    var bytes = given(dec(f.weight_bytes), "B", "count", "bytes");
-    var lines = [w.line(F(div(bytes.v, GB), "GB", "weights", "weights", "÷", [bytes, given(GB, "B/GB", "factor", "bytes per GB")])),
-      w.line(sequencesMemory(c.model.groups, elementBytes(c.kv), c.context, c.batch))];
-    var t = perToken(c);
+    var lines = [w.line(evaluate(data, data.formulas.served.weights, { stored: dec(f.weight_bytes) })),
+      w.line(cacheOf(data, c, 1))];
+    var t = perToken(data, c);
     var result = { lines: lines, per_token: t ? w.line(t) : null, offers: [], total: false, engine: engine.name,
       caption: w.ui("Where {engine} starts").replace("{engine}", engine.name) };
     if (engine.loads.indexOf(c.format) < 0) {
@@ -380,9 +294,9 @@ var VramCalculator = (function () {
       if (c.card && o.card !== c.card) return;
       var held = needOn(o.count);
       if (cmp(held.v, mul(dec(o.memory), int(o.count))) > 0) return;
-      var room = headroom(o, held), price = orderPrice(data, o), top = ceiling(c, o);
+      var room = headroom(data, o, held), price = orderPrice(data, o), top = ceiling(data, c, o);
       var limit = dec(o.count === 1 ? data.market.tight_single : data.market.tight_per_card);
-      var row = { key: o.count + "x-" + o.card, config: w.config(o), per_card: w.figure(perCardFigure(held, o.count)),
+      var row = { key: o.count + "x-" + o.card, config: w.config(o), per_card: w.figure(perCardFigure(data, held, o.count)),
         headroom: w.figure(room), headroom_explain: w.explain(room), price: w.figure(price, true),
         price_explain: w.explain(price), ceiling: top ? w.figure(top) : "", ceiling_explain: top ? w.explain(top) : "",
         tight: cmp(room.v, limit) < 0, price_value: price.v };
@@ -391,7 +305,7 @@ var VramCalculator = (function () {
     var choice = offers.length ? firstChoice(offers)
       : c.card ? { none: w.ui("No configuration of {card} we rent holds it.").replace("{card}", findById(data.cards, c.card).name) }
       : nodesNeeded(data, w, allowed, needOn);
-    return { lines: lines, per_token: (function () { var t = perToken(c); return t ? w.line(t) : null; })(),
+    return { lines: lines, per_token: (function () { var t = perToken(data, c); return t ? w.line(t) : null; })(),
       offers: offers, choice: choice, total: true, caption: w.ui("Cards that fit") };
   }
   function nodesNeeded(data, w, allowed, needOn) {
@@ -402,9 +316,7 @@ var VramCalculator = (function () {
     });
     var nodes = "—";
     if (largest) {
-      var held = needOn(n);
-      var node = product([given(n, "cards", "count"), given(dec(largest.memory), "GB", "memory", "card memory")], "GB", "memory", "node memory");
-      nodes = w.figure(F(ceil(div(held.v, node.v)), "nodes", "count", "nodes", "⌈÷⌉", [held, node]));
+      nodes = w.figure(evaluate(data, data.formulas.nodes_needed, { memory: dec(largest.memory), need: needOn(n) }));
     }
     return { nodes: nodes, sales: w.ui("talk to sales") };
   }
@@ -480,7 +392,6 @@ var VramCalculator = (function () {
   }
 
   // -- what the reader typed ---------------------------------------------------------
-  var LIMITS = { params: 100000, layers: 1000, kv_heads: 1024, head_dim: 8192, context: 100000000, batch: 100000 };
   // Which fields a state reads: the custom shape only for a custom model, context and batch only where
   // the site and the method count a KV cache.
   function fieldsOf(data, raw) {
@@ -532,9 +443,9 @@ var VramCalculator = (function () {
     state.card = findById(data.cards, raw.card) ? raw.card : null;
     if (!model && state.model !== "custom") model = findById(data.models, state.model);
     var whole = { layers: true, kv_heads: true, head_dim: true, context: true, batch: true, params: false };
-    Object.keys(LIMITS).forEach(function (name) {
+    Object.keys(data.limits).forEach(function (name) {
       if (!on[name]) return;
-      var max = LIMITS[name], tooLong = null;
+      var max = data.limits[name], tooLong = null;
       if (name === "context" && model && model.max_context) { max = model.max_context; tooLong = w.ui("The model reads at most {max} tokens."); }
       var plain = plainNumber(raw[name], data.number.group, name === "context");
       var problem = numberError(w, plain, whole[name], max, tooLong);

@@ -73,8 +73,53 @@ def _value(other: "Figure | Decimal | int") -> Decimal:
     return other.value if isinstance(other, Figure) else Decimal(other)
 
 
+class Input(Decimal):
+    """A named number standing in for one a reader types (a context, a batch, a card's memory): a calculation
+    given Inputs builds the same formulas as for plain numbers, with each Input's figure a ``Variable`` that
+    names it, so that the formula can be written out as data and evaluated for other numbers
+    (render/calculator/formulas.py). Equal only to an Input of the same name and value, so that no cache of
+    plain answers hands out a formula built for numbers."""
+
+    __slots__ = ("name",)
+
+    def __new__(cls, value, name: str):
+        number = super().__new__(cls, value)
+        number.name = name
+        return number
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Input) and other.name == self.name and Decimal.__eq__(self, other)
+
+    def __ne__(self, other) -> bool:
+        return not self == other
+
+    def __hash__(self) -> int:
+        return hash(("input", self.name, Decimal.__hash__(self)))
+
+
+class Variable(Figure):
+    """The figure of an ``Input``: an input figure that keeps the input's name."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, value: Input, unit: str = "", kind: str = FACTOR, label: str = ""):
+        Figure.__init__(self, value, unit, kind, label)
+        _set(self, "name", value.name)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Variable) and other.name == self.name and Figure.__eq__(self, other)
+
+    def __ne__(self, other) -> bool:
+        return not self == other
+
+    def __hash__(self) -> int:
+        return hash(("variable", self.name, self.value, self.unit, self.kind, self.label))
+
+
 def given(value, unit: str = "", kind: str = FACTOR, label: str = "") -> Figure:
-    """An input figure, read from data or fixed by definition."""
+    """An input figure, read from data or fixed by definition (a ``Variable`` for an ``Input``)."""
+    if isinstance(value, Input):
+        return Variable(value, unit, kind, label)
     return Figure(Decimal(value), unit, kind, label)
 
 

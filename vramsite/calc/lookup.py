@@ -236,8 +236,11 @@ def _node_card(method: Method, market: Market, node_cards: int) -> Gpu | None:
 def _nodes_needed(need: Figure, method: Method, market: Market, node_cards: int) -> Figure | None:
     """Full nodes of the largest card that could form one, to hold ``need``."""
     largest = _node_card(method, market, node_cards)
-    if largest is None:
-        return None
-    node_memory = product(given(node_cards, "cards", COUNT), card_memory(largest), unit="GB", kind=MEMORY,
+    return None if largest is None else nodes_of(need, largest, node_cards)
+
+
+def nodes_of(need: Figure, card: Gpu, node_cards: int) -> Figure:
+    """Full nodes of ``node_cards`` × ``card`` that hold ``need``."""
+    node_memory = product(given(node_cards, "cards", COUNT), card_memory(card), unit="GB", kind=MEMORY,
                           label="node memory")
     return ceiling_quotient(need, node_memory, unit="nodes", label="nodes")

@@ -20,7 +20,7 @@ from ..load.model import CatalogueModel, Engine, Engines, Gpu, KvCacheFormat, We
 from ..units import BYTES_PER_GB, BYTES_PER_GIB
 from . import attention
 from .engines import Budget, card_gib, element_bytes, engine_budget, in_gib, kv_format_by_id, loaded_weights
-from .figure import COUNT, FACTOR, MEMORY, Figure, Formula, given, product
+from .figure import COUNT, FACTOR, MEMORY, Figure, Formula, difference, given, product, quotient
 from .offers import Offer
 from .weight_formats import weight_bytes
 
@@ -237,3 +237,30 @@ def in_gb(gib: Figure, label: str | None = None) -> Figure:
     """A figure in GiB (as engines log it) in the site's decimal GB."""
     return product(gib, given(BYTES_PER_GIB / BYTES_PER_GB, "GB/GiB", FACTOR, "GB per GiB"), unit="GB", kind=MEMORY,
                    label=label or gib.label)
+
+
+def bytes_in_gb(figure: Figure, kind: str, label: str) -> Figure:
+    """A figure in bytes, in GB."""
+    return Figure(figure.value / BYTES_PER_GB, "GB", kind, label,
+                  Formula("÷", (figure, given(BYTES_PER_GB, "B/GB", FACTOR, "bytes per GB"))))
+
+
+def per_card_sequences(engine: Engine, model: CatalogueModel, cards: int, b: Figure, context: int,
+                       batch: int) -> tuple[Figure, Figure]:
+    """What each of ``cards`` cards keeps as ``engine`` splits a sequence (``sequence_split``), in bytes: for each
+    token of one sequence, and for ``batch`` sequences of ``context`` tokens, cache and state."""
+    layers, share = sequence_split(engine, model, cards)
+    per_token = attention.kv_bytes_per_token(layers, b)
+    held = product(attention.sequence_bytes(layers, b, context), given(batch, "sequences", COUNT, "batch"),
+                   unit="B", kind=COUNT, label="sequences per card")
+    if share == 1:
+        return per_token, held
+    sharing = given(share, "cards", COUNT, "cards sharing the layers")
+    return (quotient(per_token, sharing, unit="B", kind=COUNT, label="KV cache per token per card"),
+            quotient(held, sharing, unit="B", kind=COUNT, label="sequences per card"))
+
+
+def served_headroom(room_bytes: Figure, need_bytes: Figure) -> Figure:
+    """What each card keeps free beside the sequences, in GB: the room the engine leaves less what they take."""
+    return difference(bytes_in_gb(room_bytes, MEMORY, "room"), bytes_in_gb(need_bytes, MEMORY, "need"),
+                      label="headroom")

@@ -9,9 +9,12 @@ from decimal import ROUND_FLOOR, Decimal
 from functools import cache, lru_cache
 
 from ...calc import attention, cost, rules
-from ...calc.figure import BANDWIDTH, COUNT, FACTOR, MEMORY, THROUGHPUT, WEIGHTS, Figure, Formula, given, product, quotient
-from ...calc.serving import kv_room_gib, sequence_split, sized_to_request, stored_weights
-from ...units import BYTES_PER_GB, BYTES_PER_GIB
+from ...calc.cost import card_bandwidth
+from ...calc.figure import COUNT, WEIGHTS, Figure, given
+from ...calc.serving import (bytes_in_gb, kv_room_gib, per_card_sequences, served_headroom, sized_to_request,
+                             stored_weights)
+from ...calc.throughput import combined_bandwidth, decode_ceiling
+from ...units import BYTES_PER_GIB
 from ...calc.guide import CatalogueView, Guide, ModelView
 from ...calc.lookup import cheapest_after, configuration, lookup, ranked_card_offers, ranked_offers
 from ...load.model import MethodKind, Model
@@ -110,8 +113,7 @@ def served_answer(guide: Guide, fmt: Formatter, catalog: Catalog, case: Case, fo
     b = attention.element_bytes(precision)
     layers = attention.model_layers(view.model)
     stored = given(stored_weights(view.model, weight_format, 1).value, "B", COUNT, "bytes")
-    weights = Figure(stored.value / BYTES_PER_GB, "GB", WEIGHTS, "weights",
-                     Formula("÷", (stored, given(BYTES_PER_GB, "B/GB", FACTOR, "bytes per GB"))))
+    weights = bytes_in_gb(stored, WEIGHTS, "weights")
     lines = [_line(fmt, weights), _line(fmt, attention.sequences_memory(layers, b, case.context, case.batch))]
     result = {"lines": lines, "per_token": _per_token(guide, case, fmt), "offers": [], "total": False,
               "engine": engine.name,
@@ -150,14 +152,6 @@ def served_answer(guide: Guide, fmt: Formatter, catalog: Catalog, case: Case, fo
 
 
 @lru_cache(maxsize=4096)
-def _sequence_bytes(model, engine, cards: int, b: Figure, context: int) -> tuple[Decimal, Decimal]:
-    """What one token, and one sequence of ``context`` tokens with its state, keep on each card (bytes), as the
-    engine splits them (calc/serving.sequence_split)."""
-    layers, share = sequence_split(engine, model, cards)
-    return (attention.kv_bytes_per_token(layers, b).value / share,
-            attention.sequence_bytes(layers, b, context).value / share)
-
-
 def _card_asked(guide: Guide, case: Case):
     """The card the case keeps to; None: any."""
     return None if case.card is None else guide.data.gpu(case.card)
@@ -185,24 +179,18 @@ def _served_row(fmt, market, engine, view, offer, room_bytes, weights_bytes, b, 
     """One offer where the engine starts with the case's context and holds its sequences, and its price;
     None where not."""
     cards = offer.count
-    per_token, each = _sequence_bytes(view.model, engine, cards, b, case.context)
-    need = each * case.batch
-    if room_bytes < need:
+    per_token, need = per_card_sequences(engine, view.model, cards, b, case.context, case.batch)
+    if room_bytes < need.value:
         return None
     if not sized_to_request(engine):
-        tokens = (room_bytes / per_token).to_integral_value(rounding=ROUND_FLOOR) if per_token and room_bytes > 0 else 0
+        tokens = (room_bytes / per_token.value).to_integral_value(rounding=ROUND_FLOOR) \
+            if per_token.value and room_bytes > 0 else 0
         if tokens <= 0 or tokens < case.context:
             return None
-    headroom = Figure((room_bytes - need) / BYTES_PER_GB, "GB", MEMORY, "headroom", Formula("−", (
-        Figure(room_bytes / BYTES_PER_GB, "GB", MEMORY, "room"), Figure(need / BYTES_PER_GB, "GB", MEMORY, "need"))))
+    headroom = served_headroom(given(room_bytes, "B", COUNT, "room"), need)
     price = cost.order_price(offer.gpu, cards, market.pricing, market.discounts)
-    bandwidth = given(offer.gpu.bandwidth_gbps, "GB/s", BANDWIDTH, "bandwidth")
-    if cards > 1:
-        bandwidth = product(given(cards, "cards", COUNT), bandwidth, unit="GB/s", kind=BANDWIDTH,
-                            label="combined bandwidth")
-    ceiling = quotient(bandwidth, read, unit="tokens/s", kind=THROUGHPUT, label="decode ceiling")
-    per_card = Figure(weights_bytes / BYTES_PER_GB, "GB", WEIGHTS, "per card", Formula("÷", (
-        given(weights_bytes, "B", COUNT), given(BYTES_PER_GB, "B/GB", FACTOR))))
+    ceiling = decode_ceiling(combined_bandwidth(card_bandwidth(offer.gpu), cards), read)
+    per_card = bytes_in_gb(given(weights_bytes, "B", COUNT, "bytes"), WEIGHTS, "per card")
     return {
         "key": f"{cards}x-{offer.gpu.id}", "config": _config_text(fmt, offer.gpu, cards),
         "per_card": fmt.figure(per_card), "headroom": fmt.figure(headroom), "headroom_explain": "",

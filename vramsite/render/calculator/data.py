@@ -10,8 +10,7 @@ from decimal import Decimal
 
 from babel.numbers import get_decimal_symbol, get_group_symbol, get_minus_sign_symbol
 
-from ...calc import cost, rules
-from ...calc.figure import Figure
+from ...calc import rules
 from ...calc.guide import Guide
 from ...calc.lookup import ranked_offers
 from ...calc.serving import kv_room_gib, serving_engine, sized_to_request, stored_weights
@@ -20,7 +19,8 @@ from ...load.model import Model
 from ...tables.selection_words import selection_words
 from ..format import MONEY_PERIODS, UNIT_PATTERNS, Formatter
 from ..i18n import Catalog
-from .case import INFERENCE, Case, default_kv_format, finetune_methods, kv_formats, need_of, per_token_figure
+from .case import INFERENCE, default_kv_format, finetune_methods, kv_formats
+from .formulas import Pool, calculator_formulas, offer_price, shown_labels
 
 UI_STRINGS = (
     "Size your own model", "Model", "Custom model", "Parameters (billions)", "Layers", "KV heads",
@@ -41,6 +41,11 @@ UI_STRINGS = (
 )
 """The calculator's own words, translated in the catalogs and given to the script."""
 
+INPUT_LIMITS = {"params": 100000, "layers": 1000, "kv_heads": 1024, "head_dim": 8192, "context": 100000000,
+                "batch": 100000}
+"""The largest number the calculator takes in each field: a custom shape's sizes (billions of parameters,
+layers, KV heads, head dimension), the context and the concurrent sequences."""
+
 OFFERS_SHOWN = 5
 """Offers an answer's table shows open; the rest wait behind a summary, so that the form's answer stays short."""
 
@@ -50,34 +55,28 @@ def _num(value) -> str:
 
 
 def _method_data(method) -> dict:
+    """What the script's rules read of a method; its formula is a template (formulas.py)."""
     return {
         "id": method.id, "kind": method.kind.value, "precision": method.precision.id if method.precision else None,
-        "bytes": _num(method.precision.bytes_per_param) if method.precision else
-        (_num(method.bytes_per_param) if method.bytes_per_param is not None else None),
-        "bytes_label": method.precision.label if method.precision else "",
-        "feature": rules.required_feature(method),
-        "training_state": method.training_state, "adapter": method.adapter, "kv_cache": method.kv_cache,
-        "overhead": _num(method.overhead_gb), "margin": _num(method.margin_percent),
+        "feature": rules.required_feature(method), "kv_cache": method.kv_cache, "adapter": method.adapter,
         "all_to_all": method.needs_all_to_all,
     }
 
 
 def _model_data(model) -> dict:
+    """A model's sizes as the templates take them: a reference shape's, or a real model's (its layers are in its
+    own templates)."""
     if isinstance(model, Model):
         return {"id": model.id, "name": model.name, "shape": "reference", "params": _num(model.params_billion),
                 "layers": model.layers, "kv_heads": model.kv_heads, "head_dim": model.head_dim}
-    groups = [{"kind": group.kind, "count": group.count,
-               **{name: (_num(value) if isinstance(value, Decimal) else value) for name, value in group.sizes}}
-              for group in model.layers]
     return {"id": model.id, "name": model.name, "shape": "layers", "params": _num(model.params_billion),
-            "active": _num(model.active_params_billion), "max_context": model.max_context, "groups": groups}
+            "active": _num(model.active_params_billion), "max_context": model.max_context}
 
 
-def _offer_data(offer, guide: Guide) -> dict:
+def _offer_data(offer, guide: Guide, pool: Pool) -> dict:
     gpu = offer.gpu
     return {"card": gpu.id, "name": gpu.name, "count": offer.count, "memory": _num(gpu.memory_gb),
-            "bandwidth": _num(gpu.bandwidth_gbps), "price": _num(guide.data.pricing.usd[gpu.id]),
-            "usd": _num(offer.usd), "discount": _num(rules.discount_percent(offer.count, guide.data.discounts)),
+            "bandwidth": _num(gpu.bandwidth_gbps), "price": offer_price(guide, pool, offer),
             "features": sorted(gpu.features), "links": offer.links_all_to_all}
 
 
@@ -216,45 +215,14 @@ def check_plural_rule(catalog: Catalog) -> None:
         raise ValueError(f"{catalog.path}: the calculator handles plural forms of one and of more than one only")
 
 
-def _labels(guide: Guide, fmt: Formatter, models: tuple) -> dict:
-    """The translation of every label the calculator prints: its lines' labels, and the terms its
-    arithmetic names (those of sums and differences), gathered from the figures themselves."""
-    labels: dict[str, str] = {}
-
-    def named_terms(figure: Figure) -> None:
-        """The labels ``explain`` prints for a figure: its own terms', where it is a sum or a difference."""
-        if figure.formula is not None and figure.formula.op in ("+", "−"):
-            for term in figure.formula.terms:
-                if term.label:
-                    labels.setdefault(term.label, fmt.gettext(term.label))
-
-    kv = default_kv_format(guide)
-    counts = sorted({1, max(guide.data.lookup.card_counts)})  # one card, and several: the labels differ only so
-    for model in models:
-        for method_id in (INFERENCE, *(method.id for method in finetune_methods(guide))):
-            case = Case(model.id, method_id, guide.data.precisions[0].id, kv.id if kv else None)
-            for cards in counts:
-                need = need_of(guide, case, cards)
-                for figure in (need.weights, need.adapter, need.kv_cache, need.margin, need.overhead, need.total):
-                    if figure.label:
-                        labels.setdefault(figure.label, fmt.gettext(figure.label))
-                    named_terms(figure)
-                for offer in guide.market.gpus[:1]:
-                    named_terms(rules.headroom_figure(cost.card_memory(offer), need.total, cards))
-            per_token = per_token_figure(guide, case)
-            if per_token is not None:
-                labels.setdefault(per_token.label, fmt.gettext(per_token.label))
-                named_terms(per_token)
-    return labels
-
-
 def calculator_data(guide: Guide, fmt: Formatter, catalog: Catalog, default_model: str | None = None) -> dict:
     """What the script needs for one language of one site; ``default_model`` is the model it opens with."""
     data = guide.data
     models = (*data.models, *data.catalogue)
     kv = default_kv_format(guide)
-    market = guide.market
-    offers = [offer for offer in ranked_offers(_any_method(guide), market)]
+    offers = [offer for offer in ranked_offers(_any_method(guide), guide.market)]
+    templates, pool = calculator_formulas(guide, [offer.count for offer in offers])
+    offered = [_offer_data(offer, guide, pool) for offer in offers]
     return {
         "models": [_model_data(model) for model in models],
         "serving": serving_index(guide),
@@ -266,16 +234,14 @@ def calculator_data(guide: Guide, fmt: Formatter, catalog: Catalog, default_mode
                      "card": "",
                      "precision": guide.default_inference().precision.id, "kv_precision": kv.id if kv else None,
                      "context": data.inference.context_tokens, "batch": data.inference.batch},
-        "precisions": [{"id": p.id, "label": p.label, "bytes": _num(p.bytes_per_param),
-                        "feature": p.requires_feature} for p in guide.data.precisions],
+        "precisions": [{"id": p.id, "label": p.label, "feature": p.requires_feature} for p in guide.data.precisions],
         "inference": {p.id: _method_data(guide.inference_method(p.id)) for p in guide.data.precisions},
         "methods": [{**_method_data(method), "label": fmt.gettext(method.label).replace(
             "{precision}", method.precision.label if method.precision else "")} for method in finetune_methods(guide)],
         "kv_precisions": [{"id": p.id, "label": p.label, "bytes": _num(p.bytes_per_param)} for p in kv_formats(guide)],
-        "training_state": [[name, _num(value)] for name, value in data.finetune.training_state_bytes],
-        "adapter": ({"share": _num(data.finetune.adapter.share_percent),
-                     "bytes": _num(data.finetune.adapter.bytes_per_param)} if data.finetune.adapter else None),
-        "offers": [_offer_data(offer, guide) for offer in offers],
+        "offers": offered,
+        "formulas": {**templates, "nodes": pool.nodes},
+        "limits": INPUT_LIMITS,
         "market": {"period": data.pricing.period.value, "selection": data.lookup.selection.value,
                    "node_cards": max(data.lookup.card_counts),
                    "tight_single": _num(data.lookup.tight_single_gb),
@@ -284,7 +250,7 @@ def calculator_data(guide: Guide, fmt: Formatter, catalog: Catalog, default_mode
                     for kind, spec in fmt.specs.items()},
         "number": {"decimal": get_decimal_symbol(fmt.locale.gettext), "group": get_group_symbol(fmt.locale.gettext),
                    "minus": get_minus_sign_symbol(fmt.locale.gettext)},
-        "labels": _labels(guide, fmt, models),
+        "labels": {label: fmt.gettext(label) for label in sorted(shown_labels(templates, pool))},
         "rule": catalog.gettext(selection_words(data.lookup.selection).rule),
         "offers_shown": OFFERS_SHOWN,
         **_words(fmt, catalog),

@@ -1,0 +1,234 @@
+"""The calculator's formulas as data, for its script to evaluate (calculator.js ``evaluate``).
+
+Nothing here is a formula of its own. Each template is what the calculation (vramsite/calc) builds, worked out
+once with named inputs (``Input``) in place of the numbers a reader types or the offer supplies: the context, the
+batch, a shape's parameters and layers, the KV format's bytes, a card's memory and bandwidth. Their figures come
+out as ``Variable`` leaves, and the whole figure is written as an expression tree, each node once in one pool:
+
+    {"n": name, ...}                 an input, given by the script
+    {"v": "2", ...}                  a number fixed by the data or by definition
+    {"o": "×", "t": [3, 7], ...}     an operation on the nodes at those places in the pool
+                                     ("s": its scale, as bytes to GB; "v": its value where no input is below)
+
+with each node's unit ("u"), kind ("k") and label ("l"), so that the script prints and explains a figure as the
+build does. A template whose operation does not give its value at the numbers it was worked out for is refused:
+the script could not follow it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
+
+from ...calc import attention, lookup, memory, rules, serving, throughput
+from ...calc.cost import card_bandwidth, card_memory, order_price
+from ...calc.figure import COUNT, KV_CACHE, MEMORY, WEIGHTS, Figure, Input, Variable, given
+from ...calc.guide import Guide
+from ...load.model import Model
+
+SAMPLE = {"context": 8192, "batch": 3, "params": 7, "layers": 32, "kv_heads": 8, "head_dim": 128, "kv_bytes": 2,
+          "memory": 80, "bandwidth": 1000, "active": 5, "cache": 1, "need": 70, "resident": 14, "read": 14,
+          "room": 10 ** 10, "stored": 10 ** 10, "weights": 10 ** 10}
+"""The numbers each template is worked out for: any will do where the formula does not branch on them."""
+
+
+def _input(name: str) -> Input:
+    return Input(SAMPLE[name], name)
+
+
+class Pool:
+    """Expression nodes, each written once: a template is the index of its root."""
+
+    def __init__(self):
+        self.nodes: list[dict] = []
+        self._index: dict[str, int] = {}
+
+    def add(self, figure: Figure) -> int:
+        return self._add(figure)[0]
+
+    def _add(self, figure: Figure) -> tuple[int, bool]:
+        """The node's index, and whether an input is below it."""
+        node, variable = _node(figure, self._add)
+        key = repr(sorted(node.items()))
+        if key not in self._index:
+            self._index[key] = len(self.nodes)
+            self.nodes.append(node)
+        return self._index[key], variable
+
+
+def _node(figure: Figure, add) -> tuple[dict, bool]:
+    node = {"u": figure.unit, "k": figure.kind, "l": figure.label}
+    if isinstance(figure, Variable):
+        return {**node, "n": figure.name}, True
+    formula = figure.formula
+    if formula is None:
+        return {**node, "v": _text(figure.value)}, False
+    terms = [add(term) for term in formula.terms]
+    node.update(o=formula.op, t=[index for index, _ in terms])
+    variable = any(below for _, below in terms)
+    if not variable:
+        node["v"] = _text(figure.value)
+        return node, False
+    scale = _scale(figure, [term.value for term in formula.terms])
+    if scale != 1:
+        node["s"] = _text(scale)
+    return node, True
+
+
+OPERATIONS = {
+    "×": lambda values: _product(values),
+    "÷": lambda values: values[0] / values[1],
+    "+": lambda values: sum(values, Decimal(0)),
+    "−": lambda values: values[0] - values[1],
+    "min": min,
+    "max": max,
+    "⌊÷⌋": lambda values: (values[0] / values[1]).to_integral_value(rounding=ROUND_FLOOR),
+    "⌈÷⌉": lambda values: (values[0] / values[1]).to_integral_value(rounding=ROUND_CEILING),
+}
+"""What each operation of a formula does to its terms' values (calculator.js ``OPERATIONS`` does the same)."""
+
+SCALED = ("×", "÷")
+"""The operations a figure may scale (``product``'s and ``quotient``'s ``scale``: bytes to GB, percent)."""
+
+
+def _product(values: list[Decimal]) -> Decimal:
+    result = Decimal(1)
+    for value in values:
+        result *= value
+    return result
+
+
+def _scale(figure: Figure, values: list[Decimal]) -> Decimal:
+    """The factor between the operation on the terms and the figure's value: 1, or a scale of × and ÷."""
+    op = figure.formula.op
+    plain = OPERATIONS[op](values)
+    if plain == figure.value:
+        return Decimal(1)
+    if op in SCALED and plain != 0 and (figure.value / plain) * plain == figure.value:
+        return figure.value / plain
+    raise ValueError(f"the formula of {figure.label or 'a figure'} ({op}) does not give its value: the calculator's "
+                     f"script could not follow it")
+
+
+def _text(value: Decimal) -> str:
+    return format(value.normalize(), "f") if value == value.to_integral_value() else format(value, "f")
+
+
+# -- the templates -------------------------------------------------------------------------------------------
+
+
+def shape_model() -> Model:
+    """A reference shape whose every size is an input: the shapes of data/models.yaml and the reader's own."""
+    return Model("shape", "shape", _input("params"), _input("layers"), None, None, _input("kv_heads"),
+                 _input("head_dim"))
+
+
+def calculator_formulas(guide: Guide, card_counts: list[int]) -> tuple[dict, Pool]:
+    """Every template the script evaluates, by what it answers, and the pool of their nodes."""
+    pool = Pool()
+    data = guide.data
+    # The KV format's bytes are an input; which format stands for them is of no account.
+    kv_format = replace(data.inference.kv_precision or data.precisions[0], bytes_per_param=_input("kv_bytes"))
+    sizing = replace(guide.sizing, inference=replace(data.inference, kv_precision=kv_format))
+    shape, b = shape_model(), attention.element_bytes(kv_format)
+    context, batch = _input("context"), _input("batch")
+    card = replace(data.gpus[0], memory_gb=_input("memory"), bandwidth_gbps=_input("bandwidth"))
+    slot = {name: given(_input(name), "GB", kind, label) for name, kind, label in (
+        ("cache", KV_CACHE, "KV cache"), ("need", MEMORY, "total"), ("resident", WEIGHTS, "weights"))}
+    counts = sorted({1, *card_counts})  # one card: a served answer's own cache line
+
+    def need_parts(method) -> dict:
+        need = memory.method_memory(shape, method, sizing, context, batch, lambda *_: slot["cache"])
+        return {part: pool.add(getattr(need, part))
+                for part in ("weights", "adapter", "kv_cache", "margin", "overhead", "total")}
+
+    methods = [guide.inference_method(precision.id) for precision in data.precisions] + \
+        [method for method in data.methods if method.kind.value != "inference"]
+    templates = {
+        "need": {method.id: need_parts(method) for method in methods},
+        "cache": {"reference": pool.add(memory.kv_cache(shape, kv_format, context, batch)) if data.inference.kv_cache
+                  else None, "layers": {}},
+        "per_token": {"reference": pool.add(memory.kv_per_token_mb(shape, kv_format)) if data.inference.kv_cache
+                      else None, "layers": {}},
+        "per_card": {str(count): pool.add(rules.need_per_card_figure(slot["need"], count)) for count in counts},
+        "headroom": {str(count): pool.add(rules.headroom_figure(card_memory(card), slot["need"], count))
+                     for count in counts},
+        "ceiling": {str(count): pool.add(throughput.decode_ceiling(
+            throughput.combined_bandwidth(card_bandwidth(card), count), slot["resident"])) for count in counts},
+        "resident": {"reference": {precision.id: pool.add(memory.weights(shape, memory.precision_bytes(precision)))
+                                   for precision in data.precisions}},
+        "nodes_needed": pool.add(lookup.nodes_of(slot["need"], card, max(data.lookup.card_counts))),
+    }
+    if data.catalogue:
+        active = replace(data.catalogue[0], active_params_billion=_input("active"))
+        templates["resident"]["layers"] = {precision.id: pool.add(attention.decode_read(active, precision))
+                                           for precision in data.precisions}
+    inference = guide.default_inference()
+    for model in data.catalogue:
+        layers = attention.model_layers(model)
+        templates["per_token"]["layers"][model.id] = pool.add(attention.kv_bytes_per_token(layers, b))
+        templates["cache"]["layers"][model.id] = {
+            str(count): pool.add(attention.method_memory(model, inference, sizing, context, batch, count).kv_cache)
+            for count in counts}
+    if guide.serves:
+        templates["served"] = _served(guide, pool, counts, card, b, context, batch)
+    return templates, pool
+
+
+def _served(guide: Guide, pool: Pool, counts: list[int], card, b: Figure, context: Input, batch: Input) -> dict:
+    """A served answer's templates: its weights line, and per offer the weights each card holds, the headroom the
+    engine leaves beside the sequences, the decode ceiling; per model, per way an engine splits a sequence
+    (``request``: by layers, as an engine that sizes its cache to the request does; ``heads``: by heads) and per
+    card count, what one token and the sequences keep on each card."""
+    read = given(_input("read"), "GB", WEIGHTS, "weights read per token")
+    bytes_of = {name: given(_input(name), "B", COUNT, label) for name, label in
+                (("stored", "bytes"), ("weights", "bytes"), ("room", "room"))}
+    engines = {("request" if serving.sized_to_request(engine) else "heads"): engine
+               for engine in guide.data.engines.engines}
+    sequences = {}
+    for model in guide.data.catalogue:
+        sequences[model.id] = {
+            split: {str(count): [pool.add(figure) for figure in serving.per_card_sequences(
+                engine, model, count, b, context, batch)] for count in counts}
+            for split, engine in engines.items()}
+    return {
+        "weights": pool.add(serving.bytes_in_gb(bytes_of["stored"], WEIGHTS, "weights")),
+        "per_card": pool.add(serving.bytes_in_gb(bytes_of["weights"], WEIGHTS, "per card")),
+        "headroom": pool.add(serving.served_headroom(bytes_of["room"], given(_input("need"), "B", COUNT, "need"))),
+        "ceiling": {str(count): pool.add(throughput.decode_ceiling(
+            throughput.combined_bandwidth(card_bandwidth(card), count), read)) for count in counts},
+        "sequences": sequences,
+    }
+
+
+def offer_price(guide: Guide, pool: Pool, offer) -> int:
+    """The pool index of an offer's order price (a formula of the data alone, worked out whole)."""
+    market = guide.market
+    return pool.add(order_price(offer.gpu, offer.count, market.pricing, market.discounts))
+
+
+LINES = ("need", "cache", "per_token")
+"""The templates whose figures the script prints as lines, each with its label and its explanation (besides a
+served answer's weights); an offer's headroom is explained beside it."""
+
+
+def shown_labels(templates: dict, pool: Pool) -> set[str]:
+    """The labels the script may print: each line's, and each term's of a line or a headroom that is a sum or a
+    difference, which its explanation names (one level deep, as render/derivation.py explains)."""
+    lines = [root for name in LINES for root in _roots(templates[name])]
+    if "served" in templates:
+        lines.append(templates["served"]["weights"])
+    labels = {pool.nodes[root]["l"] for root in lines}
+    for root in lines + _roots(templates["headroom"]):
+        node = pool.nodes[root]
+        if node.get("o") in ("+", "−"):
+            labels.update(pool.nodes[term]["l"] for term in node["t"])
+    return {label for label in labels if label}
+
+
+def _roots(value) -> list[int]:
+    if isinstance(value, int):
+        return [value]
+    if isinstance(value, dict):
+        return [root for item in value.values() for root in _roots(item)]
+    return []
