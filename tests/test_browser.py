@@ -19,6 +19,7 @@ import pytest
 
 from npm_package import npm_file
 from site_support import SITES, write_files
+from vramsite.publish.search import search_files
 from vramsite.publish.site import SiteBuild
 
 AXE_VERSION = "4.14.1"
@@ -36,7 +37,8 @@ pytestmark = pytest.mark.skipif(
 @pytest.fixture(scope="module", params=sorted(SITES))
 def served(request, tmp_path_factory):
     out = tmp_path_factory.mktemp(f"site-{request.param}")
-    write_files(SiteBuild(SITES[request.param]).render(), out)
+    files = SiteBuild(SITES[request.param]).render()
+    write_files({**files, **search_files(files)}, out)  # the search index, as build.py build publishes it
     handler = functools.partial(_QuietHandler, directory=str(out))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)

@@ -213,6 +213,7 @@ def _build(args) -> int:
     from .publish.writer import write_site
 
     files = _render(args, incremental=not args.force)
+    files.update(_search_index(args.site, files))
     output.check_contents(out, files)
     with locked(out):  # the stamp too: it must describe the site that this build left
         report = write_site(files, out)
@@ -220,6 +221,14 @@ def _build(args) -> int:
     print(f"built {len(files)} files into {out}: {len(report.written)} written, "
           f"{len(report.removed)} removed, {report.unchanged} unchanged")
     return 0
+
+
+def _search_index(site: Path, files: dict[str, bytes]) -> dict[str, bytes]:
+    """The search index of the pages, where the site has a search page (publish/search.py)."""
+    from .load.pages import read_pages
+    from .publish.search import has_search, search_files
+
+    return search_files(files) if has_search(item["id"] for item in read_pages(site).value["pages"]) else {}
 
 
 def _check(args) -> int:

@@ -24,6 +24,7 @@ from ..render.markdown import UnsafeMarkup, line_of, section_headings, section_p
 from ..render.scope import HTML, MD, Scope, ScopeServices
 from ..render.services import Events, PageFacts
 from . import discovery
+from .search import INDEX_FOLDER, SEARCH_PAGE, has_search
 
 
 def language_name(locale) -> str:
@@ -102,6 +103,8 @@ class PageRenderer:
     def __init__(self, services: PageServices, pages: tuple[PageSpec, ...]):
         self.services, self.pages = services, pages
         self._sources: dict = {}
+        self.searched = has_search(page.id for page in pages)
+        """Whether the site has a search page, which every page's header then links with a search box."""
 
     def render(self, page: PageSpec, locale) -> RenderedPage:
         """The page's HTML and its twin; the listeners hear when it starts and ends."""
@@ -168,6 +171,8 @@ class PageRenderer:
         page_file = posixpath.basename(scope.page_path)
         context.update(
             nav=self.nav(scope),
+            search=scope.link(SEARCH_PAGE) if self.searched else None,
+            search_bundle=relative_url(INDEX_FOLDER, posixpath.dirname(scope.page_path)) + "/",
             alternates=self.alternates(key),
             x_default=discovery.x_default(self.services.base_url, key, self.services.locales),
             languages=self.languages(scope, key),

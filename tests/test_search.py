@@ -1,0 +1,106 @@
+"""The site's search (vramsite/publish/search.py) as a reader uses it: `build.py build` writes the index beside the
+pages; in Chromium, the header's search box on any page leads to the search page, which finds the Qwen3 model
+pages for "qwen3" in English and the VRAM guide for "显存" in Chinese, from the site's own files alone.
+
+Chromium and chromedriver come from the system, as for tests/test_browser.py; skipped, saying why, where absent.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import shutil
+import threading
+from urllib.parse import urlparse
+
+import pytest
+
+from cli_support import ROOT, run_cli
+from site_support import XHTML, parse_html
+from vramsite.publish.search import INDEX_FOLDER, SEARCH_PAGE
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+CHROMEDRIVER = shutil.which("chromedriver")
+needs_chromium = pytest.mark.skipif(
+    CHROMIUM is None or CHROMEDRIVER is None,
+    reason="Chromium or chromedriver is not installed (apt-get install chromium chromium-driver; .ci/run does)",
+)
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    out = tmp_path_factory.mktemp("searched") / "site"
+    run = run_cli("build", "--out", str(out))
+    assert run.returncode == 0, run.stderr
+    return out
+
+
+def test_the_build_writes_an_index_per_language_beside_the_pages(built):
+    index = built / INDEX_FOLDER
+    assert (index / "pagefind-ui.js").is_file() and (index / "pagefind-entry.json").is_file()
+    entry = (index / "pagefind-entry.json").read_text(encoding="utf-8")
+    assert '"en"' in entry and '"zh-cn"' in entry
+
+
+def test_every_page_has_a_search_box_that_leads_to_its_languages_search_page(built):
+    for page in ("en/vram.html", "zh-cn/models/qwen3-8b.html", "en/gpus/a40.html"):
+        tree = parse_html((built / page).read_bytes())
+        form = next(form for form in tree.iter(f"{XHTML}form") if form.get("role") == "search")
+        target = (built / page).parent / form.get("action")
+        assert target.resolve() == (built / page.split("/")[0] / f"{SEARCH_PAGE}.html").resolve(), page
+        assert [field.get("name") for field in form.iter(f"{XHTML}input")] == ["q"]
+
+
+@pytest.fixture(scope="module")
+def served(built):
+    handler = functools.partial(_Quiet, directory=str(built))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="module")
+def browser():
+    webdriver = pytest.importorskip("selenium.webdriver")
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                 "--disable-background-networking", "--disable-component-update", "--no-first-run",
+                 "--disable-sync", "--window-size=1280,1600"):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    yield driver
+    driver.quit()
+
+
+def _results(browser) -> list[str]:
+    """The paths the search page lists, once it says what it found."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    WebDriverWait(browser, 15).until(lambda driver: driver.find_element("css selector", ".search-status").text)
+    return [urlparse(link.get_attribute("href")).path for link in
+            browser.find_elements("css selector", ".search-results a")]
+
+
+@needs_chromium
+@pytest.mark.parametrize("language, words, expected", [
+    ("en", "qwen3", ["/en/models/qwen3-8b.html", "/en/models/qwen3-32b.html", "/en/models/qwen3-30b-a3b.html"]),
+    ("zh-cn", "显存", ["/zh-cn/vram.html"]),
+])
+def test_the_header_search_finds_the_pages_in_the_readers_language(served, browser, language, words, expected):
+    browser.get(f"{served}/{language}/pricing.html")
+    box = browser.find_element("css selector", "form[role=search] input[name=q]")
+    box.send_keys(words)
+    box.submit()
+    found = _results(browser)
+    assert set(expected) <= set(found), found
+    assert all(path.startswith(f"/{language}/") for path in found), found
+    assert not any(f"/{INDEX_FOLDER}/" in path for path in found)
