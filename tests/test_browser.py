@@ -8,15 +8,12 @@ the npm registry, and checked against the integrity hash npm publishes for it.
 
 from __future__ import annotations
 
-import functools
-import http.server
 import json
-import shutil
-import threading
 from pathlib import Path
 
 import pytest
 
+from browser_support import chromium, needs_chromium, serving
 from npm_package import npm_file
 from site_support import SITES, write_files
 from vramsite.publish.search import search_files
@@ -25,13 +22,8 @@ from vramsite.publish.site import SiteBuild
 AXE_VERSION = "4.14.1"
 AXE_SHA512 = "FHfa+lmNjQZfJz1q8wKqIDwC6DExcHt/pkjNQb09a3NPjCKg2rhu5qb2S4r76ASyFNNtuFooJpZe37OgudVGtQ=="
 """The tarball's integrity as the npm registry lists it (sha512, base64)."""
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
-CHROMEDRIVER = shutil.which("chromedriver")
 
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None or CHROMEDRIVER is None,
-    reason="Chromium or chromedriver is not installed (apt-get install chromium chromium-driver; .ci/run does)",
-)
+pytestmark = needs_chromium
 
 
 @pytest.fixture(scope="module", params=sorted(SITES))
@@ -39,32 +31,13 @@ def served(request, tmp_path_factory):
     out = tmp_path_factory.mktemp(f"site-{request.param}")
     files = SiteBuild(SITES[request.param]).render()
     write_files({**files, **search_files(files)}, out)  # the search index, as build.py build publishes it
-    handler = functools.partial(_QuietHandler, directory=str(out))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield out, f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-
-
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
+    with serving(out) as address:
+        yield out, address
 
 
 @pytest.fixture(scope="module")
 def browser():
-    webdriver = pytest.importorskip("selenium.webdriver")
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                 "--disable-background-networking", "--disable-component-update", "--no-first-run",
-                 "--disable-sync", "--window-size=1280,1600"):
-        options.add_argument(flag)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    driver = chromium(console=True)
     yield driver
     driver.quit()
 

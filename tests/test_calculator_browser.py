@@ -9,32 +9,18 @@ they are absent.
 
 from __future__ import annotations
 
-import functools
-import http.server
 import json
-import shutil
-import threading
 from urllib.parse import urlparse
 
 import pytest
 
+from browser_support import chromium, needs_chromium, serving
 from calculator_support import SITES, SiteCalculator, state_of
 from vramsite.render.calculator import INFERENCE, Case, calculator_path, serving_path
 from vramsite.render.calculator.markup import PAGE_UI
 from site_support import write_files
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
-CHROMEDRIVER = shutil.which("chromedriver")
-
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None or CHROMEDRIVER is None,
-    reason="Chromium or chromedriver is not installed (apt-get install chromium chromium-driver; .ci/run does)",
-)
-
-
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
+pytestmark = needs_chromium
 
 
 @pytest.fixture(scope="module", params=sorted(SITES))
@@ -42,24 +28,12 @@ def served(request, tmp_path_factory):
     site = SiteCalculator(request.param)
     out = tmp_path_factory.mktemp(f"calculator-{request.param}")
     write_files(site.build.render(), out)
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(out)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield site, out, f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
+    with serving(out) as address:
+        yield site, out, address
 
 
 def _driver(javascript: bool = True):
-    webdriver = pytest.importorskip("selenium.webdriver")
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                 "--disable-background-networking", "--no-first-run", "--window-size=1280,1200"):
-        options.add_argument(flag)
-    if not javascript:
-        options.add_experimental_option("prefs", {"profile.managed_default_content_settings.javascript": 2})
-    return webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    return chromium(javascript, size="1280,1200")
 
 
 @pytest.fixture(scope="module")

@@ -7,25 +7,14 @@ Chromium and chromedriver come from the system, as for tests/test_browser.py; sk
 
 from __future__ import annotations
 
-import functools
-import http.server
-import shutil
-import threading
 from urllib.parse import urlparse
 
 import pytest
 
-from cli_support import ROOT, run_cli
+from browser_support import chromium, needs_chromium, serving
+from cli_support import run_cli
 from site_support import XHTML, parse_html
 from vramsite.publish.search import INDEX_FOLDER, SEARCH_PAGE
-
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
-CHROMEDRIVER = shutil.which("chromedriver")
-needs_chromium = pytest.mark.skipif(
-    CHROMIUM is None or CHROMEDRIVER is None,
-    reason="Chromium or chromedriver is not installed (apt-get install chromium chromium-driver; .ci/run does)",
-)
-
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
@@ -53,30 +42,13 @@ def test_every_page_has_a_search_box_that_leads_to_its_languages_search_page(bui
 
 @pytest.fixture(scope="module")
 def served(built):
-    handler = functools.partial(_Quiet, directory=str(built))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-
-
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
+    with serving(built) as address:
+        yield address
 
 
 @pytest.fixture(scope="module")
 def browser():
-    webdriver = pytest.importorskip("selenium.webdriver")
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                 "--disable-background-networking", "--disable-component-update", "--no-first-run",
-                 "--disable-sync", "--window-size=1280,1600"):
-        options.add_argument(flag)
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    driver = chromium()
     yield driver
     driver.quit()
 

@@ -1,0 +1,56 @@
+"""Headless Chromium for the tests that look at pages as a reader does: the system's Chromium and chromedriver
+(Debian's chromium and chromium-driver; .ci/run installs them), a local server for a built folder, and the mark
+that skips a test, saying why, where they are absent."""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import shutil
+import threading
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+CHROMEDRIVER = shutil.which("chromedriver")
+
+needs_chromium = pytest.mark.skipif(
+    CHROMIUM is None or CHROMEDRIVER is None,
+    reason="Chromium or chromedriver is not installed (apt-get install chromium chromium-driver; .ci/run does)",
+)
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@contextmanager
+def serving(folder: Path):
+    """``folder`` served on a free local port; yields its address."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(folder)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+
+
+def chromium(javascript: bool = True, size: str = "1280,1600", console: bool = False):
+    """A headless Chromium driven by selenium; ``console``: keeping the page's console messages."""
+    webdriver = pytest.importorskip("selenium.webdriver")
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                 "--disable-background-networking", "--disable-component-update", "--no-first-run",
+                 "--disable-sync", f"--window-size={size}"):
+        options.add_argument(flag)
+    if not javascript:
+        options.add_experimental_option("prefs", {"profile.managed_default_content_settings.javascript": 2})
+    if console:
+        options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    return webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
