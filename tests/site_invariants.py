@@ -258,6 +258,21 @@ def no_markdown_is_left_as_text(site: Published) -> None:
     assert not left, left[:10]
 
 
+OPERATORS = ("×", "+", "−", "÷", "⌈", "⌊", "min", "max")
+
+
+def no_derivation_restates_its_figure(site: Published) -> None:
+    """A figure's derivation says how it was made, never only what it is: "latent per token 70,272 bytes =
+    70,272 bytes" (a sum whose other terms were zero)."""
+    restated = []
+    for path, tree in site.trees.items():
+        for element in tree.iter():
+            left, _, right = (element.get("title") or "").rpartition(" = ")
+            if right and left.endswith(right) and not any(operator in left for operator in OPERATORS):
+                restated.append(f"{path}: {element.get('title')}")
+    assert not restated, restated[:10]
+
+
 CHECKS = [
     every_card_has_a_page_in_every_language,
     no_page_for_a_card_the_data_lacks,
@@ -270,6 +285,7 @@ CHECKS = [
     every_table_has_a_row_per_entry_of_the_data,
     every_table_shown_has_its_downloads,
     no_markdown_is_left_as_text,
+    no_derivation_restates_its_figure,
 ]
 
 

@@ -127,7 +127,7 @@ def en_cell(spec: dict, names: dict[str, str]) -> str:
         listed = ", ".join(links[:-1]) + ", or " + links[-1]
     price = f"${spec['price']}"
     if spec["cards"] > 1:
-        return f"{need}: {spec['cards']} × {listed}, from {price} an hour for all {spec['cards']}"
+        return f"{need}: {spec['cards']} × {listed}, from {price} an hour for the set of {spec['cards']}"
     if len(links) > 1:
         return f"{need}: one {listed}; the {names[spec['gpu']]} from {price} per GPU-hour"
     return f"{need}: one {listed}, from {price} per GPU-hour"

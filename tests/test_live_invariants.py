@@ -79,6 +79,15 @@ def test_a_cell_that_is_not_the_best_choice_is_caught(main_site):
     assert _fails(site_invariants.every_lookup_choice_fits_and_ranks_first, main_site)
 
 
+def test_a_derivation_that_restates_its_figure_is_caught(main_site):
+    page = next(path for path in main_site.files if path.endswith("/vram.html"))
+    text = main_site.files[page].decode("utf-8")
+    main_site.files[page] = text.replace("</h1>", '</h1><p><span title="latent per token 70,272 bytes = 70,272 bytes">'
+                                         "70,272 bytes</span></p>", 1).encode("utf-8")
+    main_site.__dict__.pop("trees", None)
+    assert _fails(site_invariants.no_derivation_restates_its_figure, main_site)
+
+
 def test_markdown_a_raw_block_swallowed_is_caught(main_site):
     page = next(path for path in main_site.files if path.endswith("/vram.html"))
     text = main_site.files[page].decode("utf-8")

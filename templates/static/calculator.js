@@ -161,13 +161,15 @@ var VramCalculator = (function () {
   Words.prototype.label = function (msgid) { return this.data.labels[msgid] || msgid; };
   Words.prototype.ui = function (msgid) { return this.data.ui[msgid] || msgid; };
   Words.prototype.explain = function (f) {
-    if (!f.op) return "";
+    if (!f.op || isItsTerm(f)) return "";
     var self = this, result = this.figure(f);
     var term = function (t, named) { var text = self.figure(t); return named && t.label ? self.label(t.label) + " " + text : text; };
     if (f.op === "⌈÷⌉") return "⌈" + term(f.terms[0]) + " ÷ " + term(f.terms[1]) + "⌉ = " + result;
     var named = f.op === "+" || f.op === "−";
     return f.terms.map(function (t) { return term(t, named); }).join(" " + f.op + " ") + " = " + result;
   };
+  // A sum of one term says nothing its term does not (render/derivation.py _is_its_term).
+  function isItsTerm(f) { return f.terms.length === 1 && cmp(f.terms[0].v, f.v) === 0 && f.terms[0].unit === f.unit; }
   Words.prototype.line = function (f) { return { label: this.label(f.label), value: this.figure(f), explain: this.explain(f) }; };
   Words.prototype.config = function (offer) {
     return offer.count === 1 ? offer.name : this.ui("{count}× {card}").replace("{count}", this.number(given(offer.count))).replace("{card}", offer.name);
@@ -285,7 +287,8 @@ var VramCalculator = (function () {
     if (method.adapter) lines.push(w.line(m.adapter));
     if (method.kv_cache) lines.push(w.line(m.cache));
     if (m.margin.v.n !== 0n) lines.push(w.line(m.margin));
-    lines.push(w.line(m.overhead), w.line(m.total));
+    if (m.overhead.v.n !== 0n) lines.push(w.line(m.overhead));
+    lines.push(w.line(m.total));
     var layered = c.model.shape !== "reference", needs = {};
     var needOn = function (cards) { if (!layered) return m.total; if (!needs[cards]) needs[cards] = need(data, c, cards).total; return needs[cards]; };
     var allowed = data.offers.filter(function (o) { return allows(o, method); });

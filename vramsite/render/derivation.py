@@ -13,9 +13,9 @@ from .format import Formatter
 
 
 def explain(figure: Figure, fmt: Formatter, decimals: int | None = None) -> str:
-    """'terms = result', or '' for an input that has no formula."""
+    """'terms = result', or '' for an input that has no formula and for a figure that is its one term."""
     formula = figure.formula
-    if formula is None:
+    if formula is None or _is_its_term(figure):
         return ""
     result = fmt.figure(figure, decimals)
     if formula.op in ("⌈÷⌉", "⌊÷⌋"):
@@ -25,6 +25,12 @@ def explain(figure: Figure, fmt: Formatter, decimals: int | None = None) -> str:
     named = formula.op in ("+", "−")
     terms = f" {formula.op} ".join(_term(term, fmt, named) for term in formula.terms)
     return f"{terms} = {result}"
+
+
+def _is_its_term(figure: Figure) -> bool:
+    """A sum of one term (the others were zero) says nothing its term does not: "70,272 bytes = 70,272 bytes"."""
+    terms = figure.formula.terms
+    return len(terms) == 1 and terms[0].value == figure.value and terms[0].unit == figure.unit
 
 
 def _term(term: Figure, fmt: Formatter, named: bool) -> str:

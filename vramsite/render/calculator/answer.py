@@ -62,7 +62,9 @@ def answer(guide: Guide, fmt: Formatter, catalog: Catalog, case: Case) -> dict:
         lines.append(_line(fmt, need.kv_cache))
     if need.margin.value:
         lines.append(_line(fmt, need.margin))
-    lines += [_line(fmt, need.overhead), _line(fmt, need.total)]
+    if need.overhead.value:
+        lines.append(_line(fmt, need.overhead))
+    lines.append(_line(fmt, need.total))
     market = guide.market
     model = model_of(guide, case)
     # A real model's need on a number of cards, worked out once per number: the offers share a few.
