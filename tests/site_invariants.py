@@ -9,6 +9,7 @@ documented edit. None of them knows a particular id, price or figure.
 from __future__ import annotations
 
 import json
+import posixpath
 import re
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
@@ -258,6 +259,23 @@ def no_markdown_is_left_as_text(site: Published) -> None:
     assert not left, left[:10]
 
 
+TWIN_LINK = re.compile(r"\]\(([^)\s]*)#([\w-]+)\)")
+
+
+def every_twin_anchor_is_a_heading_of_its_target(site: Published) -> None:
+    """A twin's link to a place in a page (``vram.html.md#measured``, ``#faq``) lands on a heading that holds
+    that ``{#id}`` in the twin it names."""
+    missing = []
+    for path, content in site.files.items():
+        if not path.endswith(".html.md"):
+            continue
+        for target, anchor in TWIN_LINK.findall(content.decode("utf-8")):
+            named = posixpath.normpath(posixpath.join(posixpath.dirname(path), target)) if target else path
+            if named in site.files and f"{{#{anchor}}}" not in site.files[named].decode("utf-8"):
+                missing.append(f"{path}: {target}#{anchor}")
+    assert not missing, missing[:10]
+
+
 OPERATORS = ("×", "+", "−", "÷", "⌈", "⌊", "min", "max")
 
 
@@ -286,6 +304,7 @@ CHECKS = [
     every_table_shown_has_its_downloads,
     no_markdown_is_left_as_text,
     no_derivation_restates_its_figure,
+    every_twin_anchor_is_a_heading_of_its_target,
 ]
 
 

@@ -44,7 +44,9 @@ def test_the_html_and_markdown_tables_show_the_same_figures(built, segment):
     twin = markdown_table_rows(markdown, caption)
     assert len(html) == len(twin) >= 10
     assert [cells for cells in html.values()] == [cells for cells in twin.values()]
-    assert "one NVIDIA H200, torch 2.11.0+cu130" in markdown  # the provenance line
+    provenance = {"en": "NVIDIA H200, torch 2.11.0+cu130, transformers 5.17, random weights, sdpa attention",
+                  "zh-cn": "NVIDIA H200，torch 2.11.0+cu130，transformers 5.17，随机权重，sdpa 注意力"}[segment]
+    assert provenance in markdown  # the provenance line, in the page's language
 
 
 def test_the_table_downloads_and_the_chart_are_written(built):

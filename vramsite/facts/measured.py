@@ -12,6 +12,25 @@ from .views import Card, card
 
 
 @dataclass(frozen=True)
+class Provenance(Facts):
+    """How a run was made, in parts each language words: the device, its software, the weights, the attention
+    kernel and the day."""
+
+    device: str
+    torch: str
+    transformers: str
+    weights: str
+    attention: str
+    date: str
+
+
+def provenance(run: MeasuredRun) -> Provenance:
+    versions = dict(run.run.versions)
+    return Provenance(run.run.device_name, versions.get("torch", ""), versions.get("transformers", ""),
+                      run.run.weights, run.run.attention, run.run.date)
+
+
+@dataclass(frozen=True)
 class Against(Facts):
     """A measured figure beside the formula's prediction."""
 
@@ -58,7 +77,7 @@ class Trained(Facts):
 class Measured(Facts):
     """A measuring run on one card, set against the guide's formulas."""
 
-    provenance: str
+    provenance: Provenance
     card: Card
     reported_mib: Figure | None
     reported: Against | None
@@ -98,7 +117,7 @@ def measured(guide: Guide, run: MeasuredRun) -> Measured:
     first_weights = run.find("weights")
     ceilings = achieved_ceiling(first_weights, bandwidth) if bandwidth and first_weights else (None, None)
     return Measured(
-        provenance=run.run.provenance,
+        provenance=provenance(run),
         card=card(guide.gpu(run.gpu.id)),
         reported_mib=given(run.run.total_mib, "MiB", COUNT) if run.run.total_mib is not None else None,
         reported=against(run.find("card_memory")),
@@ -140,7 +159,7 @@ def _trained(comparison: Comparison) -> Trained:
 class MeasuredCard(Facts):
     """A card's own measured figures, for its page."""
 
-    provenance: str
+    provenance: Provenance
     reported_mib: Figure | None
     reported: Against | None
     bandwidth: Against | None
@@ -151,6 +170,6 @@ def measured_card(guide: Guide, gpu_id: str) -> MeasuredCard | None:
     run = guide.measured_on(gpu_id)
     if run is None:
         return None
-    return MeasuredCard(run.run.provenance,
+    return MeasuredCard(provenance(run),
                         given(run.run.total_mib, "MiB", COUNT) if run.run.total_mib is not None else None,
                         against(run.find("card_memory")), against(run.find("bandwidth")), run.achieved_share)

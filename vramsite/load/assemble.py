@@ -523,6 +523,8 @@ class _Checker:
             lora=self.measured_training(doc, "lora", finetune.get("lora"), shapes),
             full=self.measured_training(doc, "full", finetune.get("full"), shapes),
             versions=versions,
+            attention=raw["settings"].get("attention", ""),
+            weights=raw["settings"].get("weights", ""),
         )
 
     def measured_shapes(self, doc: str, raw: list[dict]) -> dict[str, MeasuredShape]:

@@ -531,6 +531,10 @@ class Measurement:
     full: MeasuredTraining | None = None
     versions: tuple[tuple[str, str], ...] = ()
     """Software the run used, as (name, version): torch, transformers, driver, CUDA."""
+    attention: str = ""
+    """The attention kernel the shapes ran with (sdpa, eager, flash_attention_2)."""
+    weights: str = ""
+    """What the weights were (random)."""
 
 
 # -- serving engines (data/engines.yaml) ---------------------------------------

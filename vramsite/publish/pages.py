@@ -20,7 +20,7 @@ from ..load.pages import PAGES_FILE, PageSpec
 from ..load.source_read import ASSET, CONTENT, read_source, read_source_text
 from ..load.text import decode_utf8
 from ..render.content import html_meta, layout_problem, page_meta, read_content, render_content
-from ..render.markdown import UnsafeMarkup, line_of, section_headings, section_pairs, strip_heading_ids
+from ..render.markdown import UnsafeMarkup, line_of, section_headings, section_pairs
 from ..render.scope import HTML, MD, Scope, ScopeServices
 from ..render.services import Events, PageFacts
 from . import discovery
@@ -133,7 +133,8 @@ class PageRenderer:
         md_scope, html_scope = self.scope(page, locale, MD, facts), self.scope(page, locale, HTML, facts)
         markdown = self.services.markdown
         meta = page_meta(source, md_scope.content_context())
-        body_md = strip_heading_ids(render_content(source, source.template, md_scope.content_context()))
+        # The twin keeps each heading's {#id}: the anchor the links of both formats point at.
+        body_md = render_content(source, source.template, md_scope.content_context())
         try:
             tokens = markdown.parse(render_content(source, source.template, html_scope.content_context()))
             shown_meta = html_meta(meta, markdown)

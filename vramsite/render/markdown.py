@@ -188,13 +188,6 @@ def _url_refusal(url: str) -> str | None:
     return None
 
 
-def strip_heading_ids(text: str) -> str:
-    """The twin's Markdown: headings without their {#id} markers."""
-    return "\n".join(
-        HEADING_ID.sub("", line) if line.lstrip().startswith("#") else line for line in text.split("\n")
-    )
-
-
 _NAMED_SECTION = re.compile(r'<section\b[^>]*?\sid="([^"]+)"[^>]*?\sdata-contents="([^"]*)"')
 """The opening tag of a section a layout partial drew that names itself for the contents list (the calculator)."""
 
