@@ -416,7 +416,7 @@ class VramFacts(Facts):
 
 
 @register("vram")
-def vram(guide: Guide, params: dict, card_view=None) -> VramFacts:
+def vram(guide: Guide, params: dict, subject=None) -> VramFacts:
     """The VRAM guide. Params: ``reference_model`` (the model the guide works through), ``mid_model``,
     ``reference_card`` and ``production_card`` (cards the prose compares with), plus the contexts,
     batch, budget and pair the page already names."""
@@ -750,7 +750,7 @@ class Catalogue(Facts):
 
 
 @register("catalogue")
-def catalogue(guide: Guide, params: dict, card_view=None) -> Catalogue:
+def catalogue(guide: Guide, params: dict, subject=None) -> Catalogue:
     return Catalogue(guide.card_count)
 
 
@@ -773,7 +773,7 @@ class PricingPage(Facts):
 
 
 @register("pricing")
-def pricing_page(guide: Guide, params: dict, card_view=None) -> PricingPage:
+def pricing_page(guide: Guide, params: dict, subject=None) -> PricingPage:
     """The pricing page. Params: ``example`` — [card id, card count] for the worked discount."""
     card_id, count = params["example"]
     view = guide.gpu(card_id)
