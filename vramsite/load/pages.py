@@ -22,6 +22,8 @@ from .schema import schema_problems
 from .yaml_source import YamlDocument, read_yaml, readable_path
 
 PAGES_FILE = "content/pages.yaml"
+PLACEHOLDER = re.compile(r"\{[a-z]+\}")
+"""Where a record's key goes in the id of a page made once per item: {card}."""
 
 
 def read_pages(root: Path, data: SiteData | None = None) -> YamlDocument:
@@ -40,28 +42,31 @@ def read_pages(root: Path, data: SiteData | None = None) -> YamlDocument:
     return document
 
 
-PLACEHOLDER = re.compile(r"\{[a-z]+\}")
-"""Where a record's key goes in the id of a page made once per item: {card}."""
-
-
 def collection_problems(document: YamlDocument) -> list[Problem]:
-    """An ``each:`` that names no collection, and an id whose placeholder is not its ``each:``'s."""
+    """Each entry whose ``each:`` names no collection, or whose id lacks its collection's placeholder or holds
+    one without ``each:``."""
     problems = []
     for index, item in enumerate(document.value["pages"]):
-        entry = readable_path(document, ("pages", index))
-        each, placeholders = item.get("each"), PLACEHOLDER.findall(item["id"])
-        if each is not None and each not in COLLECTIONS:
-            problems.append(Problem(document.name, document.line_of(("pages", index, "each")), f"{entry}.each",
-                                    f"no page collection {each!r} (known: {', '.join(COLLECTIONS)})"))
-        elif each is not None and placeholders != [COLLECTIONS[each].placeholder]:
-            problems.append(Problem(document.name, document.line_of(("pages", index, "id")), f"{entry}.id",
-                                    f"a page made once per {each} needs {COLLECTIONS[each].placeholder} in its id, "
-                                    f"where each {each}'s key goes"))
-        elif each is None and placeholders:
-            problems.append(Problem(document.name, document.line_of(("pages", index, "id")), f"{entry}.id",
-                                    f"{placeholders[0]} stands for an item, but the page is not made once per item: "
-                                    f"add each: {placeholders[0][1:-1]}"))
+        found = _collection_problem(item)
+        if found is not None:
+            field, message = found
+            problems.append(Problem(document.name, document.line_of(("pages", index, field)),
+                                    f"{readable_path(document, ('pages', index))}.{field}", message))
     return problems
+
+
+def _collection_problem(item: dict) -> tuple[str, str] | None:
+    """(field, message) of what is wrong with an entry's ``each:`` and its id's placeholder; None if nothing."""
+    each, placeholders = item.get("each"), PLACEHOLDER.findall(item["id"])
+    if each is not None and each not in COLLECTIONS:
+        return "each", f"no page collection {each!r} (known: {', '.join(COLLECTIONS)})"
+    if each is not None and placeholders != [COLLECTIONS[each].placeholder]:
+        placeholder = COLLECTIONS[each].placeholder
+        return "id", f"a page made once per {each} needs {placeholder} in its id, where each {each}'s key goes"
+    if each is None and placeholders:
+        return "id", (f"{placeholders[0]} stands for an item, but the page is not made once per item: "
+                      f"add each: {placeholders[0][1:-1]}")
+    return None
 
 
 def param_problems(document: YamlDocument, data: SiteData) -> list[Problem]:
