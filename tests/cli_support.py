@@ -12,9 +12,10 @@ ROOT = Path(__file__).resolve().parent.parent
 SOURCES = ("data", "content", "templates", "locales")
 
 
-def run_cli(*args: str, cwd: Path = ROOT, timeout: int = 300) -> subprocess.CompletedProcess:
-    """``build.py ARGS`` in a fresh interpreter, as an editor runs it."""
-    return subprocess.run([sys.executable, str(ROOT / "build.py"), *args],
+def run_cli(*args: str, cwd: Path = ROOT, timeout: int = 300, engine: Path = ROOT) -> subprocess.CompletedProcess:
+    """``build.py ARGS`` in a fresh interpreter, as an editor runs it; ``engine``: the folder of the build.py
+    (and the vramsite/ it runs), a copy where a test edits the engine."""
+    return subprocess.run([sys.executable, str(engine / "build.py"), *args],
                           capture_output=True, text=True, cwd=cwd, timeout=timeout)
 
 

@@ -12,7 +12,10 @@ import pytest
 
 import data_edits as edits
 from seed_sites import assemble_seed_site
-from vramsite.publish.diff import _change, _highlight, _sentences, diff_report
+from vramsite.changes.compare import _change
+from vramsite.changes.site_text import _sentences
+from vramsite.changes.text_diff import highlight
+from vramsite.publish.diff import diff_report
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -147,4 +150,4 @@ def test_a_shared_lead_moves_to_the_label():
     assert _change("13B · LoRA", "27 GB: A40 $240", "27 GB: RTX A6000 $290") == \
         "- 13B · LoRA (27 GB): A40 $240 → RTX A6000 $290"
     assert _change("A40 · Price", "$240/month", "$300/month") == "- A40 · Price: $240/month → $300/month"
-    assert _highlight("one A40 at $240.", "one L4 at $250.") == ("one **A40** at **$240**.", "one **L4** at **$250**.")
+    assert highlight("one A40 at $240.", "one L4 at $250.") == ("one **A40** at **$240**.", "one **L4** at **$250**.")

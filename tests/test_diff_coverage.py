@@ -14,7 +14,8 @@ from babel.messages.pofile import read_po, write_po
 import data_edits as edits
 from cli_support import run_cli
 from seed_sites import assemble_seed_site
-from vramsite.publish.diff import NO_CHANGE, SiteText, _highlight, compare, format_report, site_text
+from vramsite.changes import NO_CHANGE, SiteText, compare, format_report, site_text
+from vramsite.changes.text_diff import highlight
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
@@ -159,8 +160,8 @@ def test_a_site_new_since_the_revision_reports_every_page_new(repo):
 
 
 def test_chinese_sentences_mark_the_characters_that_differ():
-    assert _highlight("价格按每卡每月计。", "价格按每张卡每月计。") == ("价格按每卡每月计。", "价格按每**张**卡每月计。")
-    assert _highlight("用 48 GB 的 A40，$240/月；", "用 48 GB 的 RTX A6000，$290/月；") == (
+    assert highlight("价格按每卡每月计。", "价格按每张卡每月计。") == ("价格按每卡每月计。", "价格按每**张**卡每月计。")
+    assert highlight("用 48 GB 的 A40，$240/月；", "用 48 GB 的 RTX A6000，$290/月；") == (
         "用 48 GB 的 **A40**，**$240**/月；", "用 48 GB 的 **RTX A6000**，**$290**/月；")
 
 

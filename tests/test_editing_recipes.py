@@ -386,6 +386,105 @@ def test_recipe_checks_builds_and_stays_true(recipe, site_name, tmp_path):
     check_all(published)
 
 
+# -- a recipe that edits the engine too: on a copy of the engine and the main site -------------
+
+
+def recipe_block(section: str, language: str) -> str:
+    """The ``language`` code block of a section of docs/editing.md, as a reader copies it out of its list item."""
+    guide = (ROOT / "docs" / "editing.md").read_text(encoding="utf-8")
+    body = guide.split(f"\n## {section}\n", 1)[1].split("\n## ", 1)[0]
+    block = re.search(rf"^( *)```{language}\n(.*?)^\1```$", body, re.M | re.S)
+    indent = len(block[1])
+    return "".join(line[indent:] for line in block[2].splitlines(keepends=True))
+
+
+TIER_COLLECTION = recipe_block("Add a page kind", "python")
+TIER_PAGES = "\n" + recipe_block("Add a page kind", "yaml")
+TIER_TEXT = {
+    "en": """---
+title: "{{ tier.cards }}-card orders"
+description: "The volume discount on an order of {{ tier.cards }} cards."
+---
+An order of {{ tier.cards }} cards costs {{ tier.percent | num }} % less. See the [pricing page]({{ link("pricing") }}).
+""",
+    "zh-cn": """---
+title: "{{ tier.cards }} 卡订单"
+description: "{{ tier.cards }} 张卡的订单的批量折扣。"
+---
+{{ tier.cards }} 张卡的订单便宜 {{ tier.percent | num }}%。见[价格页]({{ link("pricing") }})。
+""",
+}
+TIER_LINKS = {"en": ("Each volume discount has its own page: {links}.", "[{cards} cards]({link})"),
+              "zh-cn": ("每档批量折扣都有自己的页面：{links}。", "[{cards} 张卡]({link})")}
+
+
+def copy_engine_and_site(target: Path) -> Path:
+    """The main site's sources and the engine that builds them (build.py, vramsite/), to edit both."""
+    copy_sources(target)
+    shutil.copy2(ROOT / "build.py", target / "build.py")
+    shutil.copytree(ROOT / "vramsite", target / "vramsite", ignore=shutil.ignore_patterns("__pycache__"))
+    return target
+
+
+def add_a_page_kind(root: Path, guide: Guide) -> list:
+    """'Add a page kind': a page per volume discount, linked from the pricing page; the tiers it makes."""
+    replace_once(root / "vramsite" / "page_collections.py", "\n)}\n", f"\n{TIER_COLLECTION})}}\n")
+    edits.append(root / "content" / "pages.yaml", TIER_PAGES)
+    tiers = list(guide.data.discounts)
+    for segment in (locale.segment for locale in guide.data.site.locales):
+        (root / "content" / segment / "tier.md").write_text(TIER_TEXT[segment], encoding="utf-8")
+        sentence, link = TIER_LINKS[segment]
+        links = ", ".join(link.format(cards=tier.cards, link=f'{{{{ link("tier", "{tier.cards}") }}}}') for tier in tiers)
+        edits.append(root / "content" / segment / "pricing.md", "\n" + sentence.format(links=links) + "\n")
+    return tiers
+
+
+def test_add_a_page_kind_makes_and_links_a_page_per_item_and_reports_a_clash_at_its_key(tmp_path):
+    root = copy_engine_and_site(tmp_path / "src")
+    tiers = add_a_page_kind(root, Guide(load_site(root)))
+    assert tiers, "the site has no volume discount: the recipe makes no page"
+
+    check = run_cli("check", "--site", str(root), "--jobs", "1", engine=root)
+    assert check.returncode == 0, check.stderr
+    out = tmp_path / "out"
+    build = run_cli("build", "--site", str(root), "--out", str(out), "--jobs", "1", engine=root)
+    assert build.returncode == 0, build.stderr
+
+    published = Published.written(root, out)
+    for segment in published.segments:
+        for tier in tiers:
+            title = published.files[f"{segment}/discounts/{tier.cards}.html.md"].decode("utf-8").split("\n", 1)[0]
+            assert str(tier.cards) in title, title
+        pricing = published.files[f"{segment}/pricing.html"].decode("utf-8")
+        pricing_twin = published.files[f"{segment}/pricing.html.md"].decode("utf-8")
+        for tier in tiers:  # the router reads where the pages are from content/pages.yaml
+            assert f'href="discounts/{tier.cards}.html"' in pricing
+            assert f"](discounts/{tier.cards}.html.md)" in pricing_twin
+    for tier in tiers:  # each page shows its own record
+        english = published.files[f"en/discounts/{tier.cards}.html.md"].decode("utf-8")
+        assert f"An order of {tier.cards} cards costs " in english, english
+    check_all(published)
+
+    taken = tiers[-1].cards
+    pages = root / "content" / "pages.yaml"
+    replace_once(pages, TIER_PAGES, f"\n  - id: discounts/{taken}\n    source: pricing\n    template: page.html\n{TIER_PAGES}")
+    clash = run_cli("check", "--site", str(root), "--jobs", "1", engine=root)
+
+    assert clash.returncode == 1 and "Traceback" not in clash.stderr
+    discounts = (root / "data" / "discounts.yaml").read_text(encoding="utf-8").split("\n")
+    key_line = next(number for number, line in enumerate(discounts, 1) if f"{{cards: {taken}," in line)
+    entry_line = next(number for number, line in enumerate(pages.read_text(encoding="utf-8").split("\n"), 1)
+                      if line == f"  - id: discounts/{taken}")
+    assert clash.stderr.splitlines()[:-1] == [
+        f"data/discounts.yaml:{key_line}: multi_card[{taken}].cards: its page 'discounts/{taken}' is already made by "
+        f"pages[discounts/{taken}] (content/pages.yaml line {entry_line}); two pages cannot write "
+        f"<language>/discounts/{taken}.html"]
+
+
+ENGINE_RECIPES = {"add a page kind": test_add_a_page_kind_makes_and_links_a_page_per_item_and_reports_a_clash_at_its_key}
+"""Recipes that edit the engine as well as the site, each tested on a copy of both by its own test."""
+
+
 @pytest.mark.parametrize("site_name", sorted(SITES))
 def test_removing_a_card_the_prose_names_is_an_error_at_that_line(site_name, tmp_path):
     root = copy_sources(tmp_path / "src", SITES[site_name])
@@ -416,6 +515,7 @@ GUIDE_SECTIONS = {
     "Change the selection rule": ["change the selection rule"],
     "Add a language": ["add a language"],
     "Add a measurement": ["add a measurement"],
+    "Add a page kind": ["add a page kind"],
 }
 """Each recipe section of docs/editing.md and the tests above that follow it."""
 
@@ -424,7 +524,7 @@ def test_every_recipe_in_the_editing_guide_is_tested():
     guide = (ROOT / "docs" / "editing.md").read_text(encoding="utf-8")
     sections = re.findall(r"^## ((?:Change|Add|Remove) .+)$", guide, re.M)  # a recipe says what it does
     assert sections == list(GUIDE_SECTIONS), "a recipe section without a test (or a test without its section)"
-    assert sorted(name for names in GUIDE_SECTIONS.values() for name in names) == sorted(RECIPES)
+    assert sorted(name for names in GUIDE_SECTIONS.values() for name in names) == sorted([*RECIPES, *ENGINE_RECIPES])
 
 
 def test_the_guide_takes_a_price_list_dated_to_the_minute(tmp_path):

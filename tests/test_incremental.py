@@ -147,7 +147,7 @@ def test_a_card_page_is_rendered_again_after_a_price_edit_only_where_the_cells_i
     changed = {card for card in after if before[card] != after[card]} | {edited_card}
     rebuild = SiteBuild(site, incremental=True)
     assert rebuild.render() == SiteBuild(site).render()
-    card_pages = {page.id: page.card for page in rebuild.pages if page.card}
+    card_pages = {page.id: page.item for page in rebuild.pages if page.collection == "card"}
     segments = [locale.segment for locale in rebuild.data.site.locales]
     rendered = {(segment, key) for segment in segments for key in card_pages} - set(rebuild.kept)
     assert rendered == {(segment, key) for segment in segments for key, card in card_pages.items() if card in changed}

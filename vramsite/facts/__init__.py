@@ -1,12 +1,14 @@
 """Page facts: every figure and claim a page's prose states, computed once per page.
 
-A builder is a pure function::
+A builder is a pure function, the same for every page::
 
-    def facts(guide, params, card=None) -> Facts
+    def facts(guide, params, subject=None) -> Facts
 
 ``guide`` is the ``vramsite.calc.guide.Guide`` of the site's data, ``params``
-the page's named inputs from ``content/pages.yaml`` (a dict), and ``card`` the
-``GpuView`` of the card on a page made once per card (``None`` otherwise).
+the page's named inputs from ``content/pages.yaml`` (a dict), and ``subject``
+the view of the item a page made once per item is about (the ``GpuView`` of a
+card, the ``CatalogueView`` of a real model: vramsite/page_collections.py), or
+``None`` on any other page. A builder names it for what it is (``model``).
 It returns a frozen dataclass tree of Figures, card and model views, names and
 booleans: no I/O, no formatting, no locale. Every language's prose reads the
 same tree as ``facts`` (``{{ facts.x | fig }}``, ``{% if facts.claim %}``),

@@ -160,7 +160,7 @@ def _serving(guide: Guide, view: CatalogueView) -> Serving:
 
 
 @register("model")
-def model_page(guide: Guide, params: dict, card_view=None, model: CatalogueView | None = None) -> ModelPage:
+def model_page(guide: Guide, params: dict, model: CatalogueView | None = None) -> ModelPage:
     """A real model's own page (made once per model of data/catalogue.yaml)."""
     if model is None:
         raise UnknownId("real model", "(none: the page is not made once per model)", ())
@@ -180,6 +180,6 @@ class ModelsPage(Facts):
 
 
 @register("models")
-def models_page(guide: Guide, params: dict, card_view=None) -> ModelsPage:
+def models_page(guide: Guide, params: dict, subject=None) -> ModelsPage:
     """The catalogue of real models."""
     return ModelsPage(given(len(guide.catalogue), "models", COUNT), guide.default_inference())

@@ -109,7 +109,7 @@ class Quick(Facts):
 
 
 @register("quick")
-def quick(guide, params, card=None) -> Quick:
+def quick(guide, params, subject=None) -> Quick:
     """The quick VRAM page. Params: reference_model, adapter_model, adapter_card, quoted_cards."""
     serve16, serve8, serve4 = (guide.method(method_id) for method_id in SERVING)
     example = guide.model(_param(params, "reference_model"))
@@ -171,7 +171,7 @@ class Catalogue(Facts):
 
 
 @register("quick-catalogue")
-def quick_catalogue(guide, params, card=None) -> Catalogue:
+def quick_catalogue(guide, params, subject=None) -> Catalogue:
     return Catalogue(guide.card_count, _unpriced(guide))
 
 

@@ -17,13 +17,13 @@ from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+from ..changes import NO_CHANGE, compare, format_report, site_text
 from ..errors import InputError, Problem
 from ..importers.data_file import read_data_file
 from ..layout import SOURCE_FOLDERS, SiteLayout
 from ..load import load_site
 from ..load.dates import parse_moment
 from ..load.model import Period, SiteData
-from ..publish.diff import compare, format_report, site_text
 from ..publish.lock import editing_sources
 from .cards import card_names
 from .prices_file import PRICES_FILE, layout_problem, with_snapshot
@@ -40,7 +40,6 @@ FUTURE_TOLERANCE = timedelta(days=1)
 be stamped in a time zone ahead of UTC by mistake; a later time is a typo, and would date the pages ahead."""
 MAX_PROBLEMS = 200
 """Problems listed at most; a file bad throughout says so in one more line."""
-NO_CHANGE = "No figure changed.\n"
 
 
 def import_prices(site: Path, listings: Path, at: str | None = None, site_label: str | None = None) -> tuple[str, str]:
@@ -88,7 +87,7 @@ def _import_locked(site: Path, listings: Path, at: str | None, site_label: str |
         raise InputError(_capped(problems))
     new_text = with_snapshot(text, data.pricing, snapshot, moment)
     if new_text == text:
-        return NO_CHANGE, f"{prices_path}: already up to date with {_counts(rows, snapshot)}; nothing written"
+        return f"{NO_CHANGE}\n", f"{prices_path}: already up to date with {_counts(rows, snapshot)}; nothing written"
     report = _changes(site, new_text, export.name, site_label)
     prices.replace(new_text, "the import")
     return report, f"{prices_path}: written from {_counts(rows, snapshot)}, snapshot of {moment}"
@@ -168,8 +167,7 @@ def _changes(site: Path, new_prices: str, listings: str, site_label: str | None)
         except InputError as error:  # a safeguard: every bound the loader checks is checked above
             raise InputError([Problem(listings, None, "", f"the imported prices would not build: {problem}")
                               for problem in error.problems]) from None
-    report = compare(before, after)
-    return format_report(report, BEFORE, site_label) if report else NO_CHANGE
+    return format_report(compare(before, after), BEFORE, site_label)
 
 
 @contextmanager

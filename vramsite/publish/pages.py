@@ -19,6 +19,7 @@ from ..layout import STATIC_FOLDER, SiteLayout, page_path, relative_url
 from ..load.pages import PAGES_FILE, PageSpec
 from ..load.source_read import ASSET, CONTENT, read_source, read_source_text
 from ..load.text import decode_utf8
+from ..page_collections import COLLECTIONS
 from ..render.content import html_meta, layout_problem, page_meta, read_content, render_content
 from ..render.markdown import UnsafeMarkup, line_of, section_headings, section_pairs
 from ..render.scope import HTML, MD, Scope, ScopeServices
@@ -116,20 +117,19 @@ class PageRenderer:
 
     def scope(self, page: PageSpec, locale, mode: str, facts=None) -> Scope:
         """What the page's content and layouts see in one language and format."""
-        card, model = self._subjects(page)
-        return Scope(self.services.scope, locale, mode, page_path(locale.segment, page.id), page.params, card, facts,
-                     model)
+        subject = {page.collection: self._subject(page)} if page.collection is not None else {}
+        return Scope(self.services.scope, locale, mode, page_path(locale.segment, page.id), page.params, facts,
+                     subject)
 
-    def _subjects(self, page: PageSpec) -> tuple:
-        """The card of a page made once per card, the real model of a page made once per model (or None)."""
-        guide = self.services.scope.guide
-        return (guide.gpu(page.card) if page.card else None,
-                guide.catalogue_model(page.model) if page.model else None)
+    def _subject(self, page: PageSpec):
+        """The view of the item a page made once per item is about (a card's GpuView); None for other pages."""
+        if page.collection is None:
+            return None
+        return COLLECTIONS[page.collection].view(self.services.scope.guide, page.item)
 
     def _render(self, page: PageSpec, locale) -> RenderedPage:
         source = self._content_file(page, locale)
-        card, model = self._subjects(page)
-        facts = self.services.facts(page, card, model)
+        facts = self.services.facts(page, self._subject(page))
         md_scope, html_scope = self.scope(page, locale, MD, facts), self.scope(page, locale, HTML, facts)
         markdown = self.services.markdown
         meta = page_meta(source, md_scope.content_context())

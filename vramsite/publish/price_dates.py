@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ..errors import InputError, Problem
 from ..load.yaml_source import parse_yaml, read_yaml
-from .diff import DiffError, file_at
+from .revision import DiffError, file_at
 
 PRICES = "data/prices.yaml"
 BAD_BASE = 2

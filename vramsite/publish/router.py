@@ -1,33 +1,31 @@
-"""Where each page lives: <segment>/<key>.html and its twin <key>.html.md."""
+"""Where each page lives: <segment>/<key>.html and its twin <key>.html.md, as content/pages.yaml declares it."""
 
 from __future__ import annotations
 
 from ..errors import UnknownId
 from ..layout import page_path
 from ..load.model import LocaleConfig
+from ..load.pages import PageSpec
+from ..page_collections import COLLECTIONS
 
 
 class Router:
-    """Page keys -> paths. Keys: "vram", "gpus/index", "gpus/a40"; targets: ("vram",), ("gpu", "a40"), ("model", "llama-3.1-8b")."""
+    """Link targets -> paths. A target names a page by its key, ("vram",) or ("gpus", "index"), or the page made
+    for one item of a collection by the collection's link word and the item's key: ("gpu", "a40") is the page
+    content/pages.yaml makes for that card (gpus/a40 where its id is gpus/{card})."""
 
-    def __init__(self):
-        self.keys: list[str] = []
+    def __init__(self, pages: tuple[PageSpec, ...]):
+        self.keys = dict.fromkeys(page.id for page in pages)
+        self._items: dict[tuple[str, str], str] = {}
+        for page in pages:
+            if page.collection is not None:
+                self._items.setdefault((COLLECTIONS[page.collection].link, page.item), page.id)
 
-    def add(self, key: str) -> None:
-        if key in self.keys:
-            raise ValueError(f"two pages claim the key {key!r}")
-        self.keys.append(key)
-
-    @staticmethod
-    def key_of(target: tuple[str, ...]) -> str:
-        if target and target[0] == "gpu":
-            return f"gpus/{target[1]}"
-        if target and target[0] == "model":
-            return f"models/{target[1]}"
-        return "/".join(target)
+    def key_of(self, target: tuple[str, ...]) -> str:
+        return self._items.get(target) or "/".join(target)
 
     def path(self, target: tuple[str, ...], locale: LocaleConfig) -> str:
-        key = self.key_of(target)
+        key = self.key_of(tuple(target))
         if key not in self.keys:
             raise UnknownId("page", key, tuple(self.keys))
         return page_path(locale.segment, key)

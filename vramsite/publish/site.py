@@ -80,13 +80,11 @@ class SiteBuild:
         self.guide = Guide(self.data)
         self.catalogs = load_catalogs(self.layout, self.data.site.locales)
         self.pages: tuple[PageSpec, ...] = read_page_specs(
-            self.root, self.data, documents["gpus"], lambda name: has_template(self.layout_env, name))
+            self.root, self.data, documents, lambda name: has_template(self.layout_env, name))
         self.memory = PageMemory(self.root, self.data, self._page_keys()) if incremental else None
         self.kept: list[tuple[str, str]] = []
         """(language, page) of each page kept from the last build, after ``render``."""
-        self.router = Router()
-        for page in self.pages:
-            self.router.add(page.id)
+        self.router = Router(self.pages)
         self.events = Events()
         """Register a ``BuildListener`` here to hear what each page shows."""
         self.formatter = Formatters(self.data.site.display, self.catalogs)

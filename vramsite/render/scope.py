@@ -14,8 +14,8 @@ nothing else; ``ContentApi`` holds its functions, and the sandbox
     stats([(value, label)])   the headline figures block
     gpu_link(card), link_name(card), method_name(method), msg("{n} cards", n=...), _("UI string")
     params                    the page's named inputs (content/pages.yaml)
-    card                      on a page made once per card: that card
-    model                     on a page made once per real model: that model (in place of model("70B"))
+    card, model, ...          on a page made once per item of a collection (vramsite/page_collections.py), that
+                              item by the collection's name: a card, a real model (in place of model("70B"))
     facts                     the page's figures and claims (vramsite/facts), the same for every language
     site, pricing, locale, format
 
@@ -97,12 +97,12 @@ class ScopeServices:
 
 class Scope:
     def __init__(self, services: ScopeServices, locale, mode: str, page_path: str, params: dict | None = None,
-                 card=None, facts=None, model=None):
+                 facts=None, subject: Mapping[str, object] | None = None):
         self.services, self.locale, self.mode, self.page_path = services, locale, mode, page_path
         self.params = params or {}
-        self.card = card
-        self.model = model
-        """On a page made once per real model: that model (a CatalogueView), which content sees as ``model``."""
+        self.subject = subject or {}
+        """On a page made once per item: that item by its collection's name ({"card": its GpuView}), as content
+        sees it."""
         self.facts = facts
         self.catalog = services.catalogs[locale.segment]
         self.fmt = services.formatter(locale)
@@ -247,13 +247,12 @@ class Scope:
         """What layouts and content both see of this page: its inputs, facts, the site's data, its language."""
         return {
             "params": self.params,
-            "card": self.card,
             "facts": self.facts,
             "site": self.services.site,
             "pricing": self.services.pricing,
             "locale": self.locale,
             "format": self.mode,
-            **({"model": self.model} if self.model is not None else {}),
+            **self.subject,
         }
 
     def content_context(self) -> dict:

@@ -175,17 +175,16 @@ class PageFacts:
         self.guide = guide
         self._by_page = ReadCache()
 
-    def __call__(self, page, card, model=None):
-        """The facts of ``page``; ``card`` / ``model``: the card or real model a page made once per card or
-        model is about (a model page's builder is given it as ``model``)."""
+    def __call__(self, page, subject=None):
+        """The facts of ``page``; ``subject``: the view of the item a page made once per item is about (a card's
+        GpuView), None for other pages."""
         if page.facts is None:
             return None
         builder = FACTS.get(page.facts)
         if builder is None:
             raise InputError([Problem(PAGES_FILE, page.line, f"{page.entry}.facts",
                                       f"no page facts named {page.facts!r} (known: {', '.join(sorted(FACTS))})")])
-        subject = {"model": model} if model is not None else {}
         try:
-            return self._by_page.fetch(page.id, lambda: builder(self.guide, page.params, card, **subject))
+            return self._by_page.fetch(page.id, lambda: builder(self.guide, page.params, subject))
         except UnknownId as error:
             raise InputError([Problem(PAGES_FILE, page.line, f"{page.entry}.params", f"names {error}")]) from None
