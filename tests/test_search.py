@@ -31,6 +31,17 @@ def test_the_build_writes_an_index_per_language_beside_the_pages(built):
     assert '"en"' in entry and '"zh-cn"' in entry
 
 
+def test_the_index_is_the_same_bytes_every_build(built, tmp_path):
+    """Pagefind keeps its languages in no fixed order; the build settles them, so a rebuild changes no file."""
+    again = tmp_path / "site"
+    assert run_cli("build", "--out", str(again)).returncode == 0
+
+    def index(out):
+        return {path.relative_to(out).as_posix(): path.read_bytes() for path in (out / INDEX_FOLDER).rglob("*")
+                if path.is_file()}
+    assert index(built) == index(again)
+
+
 def test_every_page_has_a_search_box_that_leads_to_its_languages_search_page(built):
     for page in ("en/vram.html", "zh-cn/models/qwen3-8b.html", "en/gpus/a40.html"):
         tree = parse_html((built / page).read_bytes())

@@ -9,6 +9,7 @@ index per language (``<html lang>``) with the script that searches it, under ``p
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import tempfile
@@ -17,6 +18,9 @@ from pathlib import Path
 SEARCH_PAGE = "search"
 """The id in content/pages.yaml of the page that searches: a site that has one gets a search box in every
 page's header and the index; one without has neither."""
+
+ENTRY_FILE = "pagefind-entry.json"
+"""The index's table of contents: its version and each language's index."""
 
 INDEX_FOLDER = "pagefind"
 """Where the index and its script are published, from the site's root."""
@@ -44,5 +48,13 @@ def search_files(files: dict[str, bytes]) -> dict[str, bytes]:
         if run.returncode != 0:
             raise SearchError(f"Pagefind could not index the pages: {(run.stderr or run.stdout).strip()[-500:]}")
         index = root / INDEX_FOLDER
-        return {f"{INDEX_FOLDER}/{path.relative_to(index).as_posix()}": path.read_bytes()
+        return {f"{INDEX_FOLDER}/{path.relative_to(index).as_posix()}": _settled(path)
                 for path in sorted(index.rglob("*")) if path.is_file()}
+
+
+def _settled(path: Path) -> bytes:
+    """A file of the index as the same pages always give it: Pagefind writes its entry file's languages in no
+    fixed order, so that one is written again with its keys sorted."""
+    if path.name != ENTRY_FILE:
+        return path.read_bytes()
+    return json.dumps(json.loads(path.read_bytes()), sort_keys=True, separators=(",", ":")).encode()
