@@ -5,7 +5,9 @@ where its text model's keys are, which keys its published configs leave
 out and what the library then assumes, which layers attend to a sliding
 window or keep a linear-attention state, and what its layers hold (biases,
 norms, experts) for the parameter count. A rule is written once, here, and
-names the source it follows.
+names the source it follows. What each layer kind is called in a config's
+``layer_types``, and the config keys its fields are read from, are the
+kind's own (calc/layers/).
 """
 
 from __future__ import annotations
@@ -13,13 +15,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
+from ..calc.layers import KINDS, FullAttention, LatentAttention, LayerKind, LinearAttention, SlidingAttention
 from ..errors import InputError, Problem
 from .config_values import ConfigSection
 from .json_file import JsonFile
 
-FULL, SLIDING, LATENT, LINEAR = "full", "sliding", "latent", "linear"
-LAYER_TYPES = {"full_attention": FULL, "sliding_attention": SLIDING, "linear_attention": LINEAR}
-"""config.json ``layer_types`` -> the catalogue's layer kinds."""
+LAYER_TYPES = {kind.config_layer_type: kind for kind in KINDS if kind.config_layer_type}
+"""config.json ``layer_types`` -> the layer kinds."""
+Kinds = tuple[type[LayerKind], ...]
 
 
 @dataclass(frozen=True)
@@ -41,25 +44,20 @@ class Experts:
 
 
 @dataclass(frozen=True)
-class Latent:
-    """Multi-head latent attention (DeepSeek-V3): the projections, and what a token caches per layer."""
+class LatentProjections:
+    """Multi-head latent attention (DeepSeek-V3): the widths of its projections beside the latent it caches."""
 
     q_lora_rank: int | None
-    kv_lora_rank: int
     nope_head_dim: int
-    rope_head_dim: int
     v_head_dim: int
 
 
 @dataclass(frozen=True)
-class LinearAttention:
-    """Gated DeltaNet layers (Qwen3-Next)."""
+class LayerFields:
+    """The layers of one kind: their kind and the catalogue fields read from the config (``config_keys``)."""
 
-    key_heads: int
-    value_heads: int
-    key_head_dim: int
-    value_head_dim: int
-    conv_kernel: int
+    kind: type[LayerKind]
+    fields: dict
 
 
 @dataclass(frozen=True)
@@ -67,7 +65,7 @@ class Family:
     """What an architecture's configs and layers hold beyond the common keys."""
 
     name: str
-    layer_rule: Callable[[ConfigSection, int], tuple[str, ...] | None]
+    layer_rule: Callable[[ConfigSection, int], Kinds | None]
     """each layer's kind when the config has no ``layer_types``"""
     qkv_bias: bool = False
     """q, k and v projections always carry a bias (Qwen2); otherwise the config's attention_bias says"""
@@ -94,54 +92,54 @@ class Family:
         return ("text_config",) if self.text_config else ()
 
 
-def _all(kind: str) -> Callable[[ConfigSection, int], tuple[str, ...]]:
+def _all(kind: type[LayerKind]) -> Callable[[ConfigSection, int], Kinds]:
     return lambda section, count: (kind,) * count
 
 
-def _windowed_when_set(section: ConfigSection, count: int) -> tuple[str, ...] | None:
+def _windowed_when_set(section: ConfigSection, count: int) -> Kinds | None:
     """Mistral: one window for every layer, when sliding_window is set and use_sliding_window is not false
     (transformers MistralConfig; mistral-inference rolls a buffer of the window on each layer)."""
     windowed = section.given("sliding_window") and section.value.get("use_sliding_window") is not False
-    return (SLIDING if windowed else FULL,) * count
+    return (SlidingAttention if windowed else FullAttention,) * count
 
 
-def _qwen_window(section: ConfigSection, count: int) -> tuple[str, ...] | None:
+def _qwen_window(section: ConfigSection, count: int) -> Kinds | None:
     """Qwen2/Qwen3: use_sliding_window false (every published Qwen2.5 and Qwen3 config) means no window,
     whatever sliding_window says. Which layers slide when it is true is not a published rule."""
     if section.flag("use_sliding_window", False):
         section.problem("use_sliding_window", "true, but the config has no layer_types saying which layers "
                                               "slide; add layer_types")
         return None
-    return (FULL,) * count
+    return (FullAttention,) * count
 
 
-def _every_nth(key: str, default: int, between: str) -> Callable[[ConfigSection, int], tuple[str, ...] | None]:
+def _every_nth(key: str, default: int, between: type[LayerKind]) -> Callable[[ConfigSection, int], Kinds | None]:
     """Layer i is full attention when (i + 1) is a multiple of the config's ``key``, ``between`` otherwise."""
-    def kinds(section: ConfigSection, count: int) -> tuple[str, ...] | None:
+    def kinds(section: ConfigSection, count: int) -> Kinds | None:
         interval = section.size(key, default)
         if interval is None:
             return None
-        return tuple(FULL if (index + 1) % interval == 0 else between for index in range(count))
+        return tuple(FullAttention if (index + 1) % interval == 0 else between for index in range(count))
     return kinds
 
 
-def _even_layers_slide(section: ConfigSection, count: int) -> tuple[str, ...]:
+def _even_layers_slide(section: ConfigSection, count: int) -> Kinds:
     """gpt-oss: even layers slide, odd ones are full (openai/gpt-oss model.py: layer_idx % 2 == 0)."""
-    return tuple(SLIDING if index % 2 == 0 else FULL for index in range(count))
+    return tuple(SlidingAttention if index % 2 == 0 else FullAttention for index in range(count))
 
 
-_LLAMA = Family("Llama", _all(FULL))
+_LLAMA = Family("Llama", _all(FullAttention))
 _MISTRAL = Family("Mistral", _windowed_when_set)
 _QWEN2 = Family("Qwen2", _qwen_window, qkv_bias=True)
 _QWEN3 = Family("Qwen3", _qwen_window, qk_norm=True)
 _GEMMA3 = Family(
-    "Gemma 3", _every_nth("sliding_window_pattern", 6, SLIDING), qk_norm=True, norms_per_layer=4,
+    "Gemma 3", _every_nth("sliding_window_pattern", 6, SlidingAttention), qk_norm=True, norms_per_layer=4,
     # transformers Gemma3TextConfig (configuration_gemma3.py @008f5c8): the 27B's config sets none of these
     defaults={"vocab_size": 262208, "max_position_embeddings": 131072}, tied_default=True)
 _GPT_OSS = Family("gpt-oss", _even_layers_slide, attention_sinks=True, expert_bias=True)
-_DEEPSEEK_V3 = Family("DeepSeek-V3", _all(LATENT), reads_layer_types=False)
+_DEEPSEEK_V3 = Family("DeepSeek-V3", _all(LatentAttention), reads_layer_types=False)
 # transformers Qwen3NextConfig: full_attention_interval defaults to 4 (layers 3, 7, ... full)
-_QWEN3_NEXT = Family("Qwen3-Next", _every_nth("full_attention_interval", 4, LINEAR), qk_norm=True,
+_QWEN3_NEXT = Family("Qwen3-Next", _every_nth("full_attention_interval", 4, LinearAttention), qk_norm=True,
                      gated_attention=True)
 
 ARCHITECTURES: dict[str, Family] = {
@@ -167,19 +165,21 @@ class ModelConfig:
     family: Family
     hidden_size: int
     attention_heads: int
-    kv_heads: int
-    head_dim: int
+    kv_heads: int | None
+    head_dim: int | None
+    """the shape of the layers with projections per KV head; None where the model has none"""
     vocab_size: int
     max_context: int
     intermediate_size: int
-    layer_kinds: tuple[str, ...]
-    window: int | None
+    layer_kinds: Kinds
+    """each layer's kind, in order"""
+    layer_fields: tuple[LayerFields, ...]
+    """the fields of each kind the model has, in the order the kinds first appear"""
     tied_embeddings: bool
     attention_bias: bool
     """q, k, v and o projections carry a bias (the config's attention_bias)"""
     experts: Experts | None
-    latent: Latent | None
-    linear: LinearAttention | None
+    latent: LatentProjections | None
     stored_dtype: str | None
     quantized: bool
     native_format: str | None
@@ -224,18 +224,20 @@ def _read(architecture: str, family: Family, top: ConfigSection, section: Config
     heads = section.size("num_attention_heads")
     count = section.size("num_hidden_layers")
     kinds = _layer_kinds(family, section, count) if count else None
-    latent = _latent(section) if kinds and LATENT in kinds else None
-    kv_heads = _kv_heads(section, heads) if latent is None else heads
+    present = tuple(dict.fromkeys(kinds or ()))
+    latent = _latent(section) if LatentAttention in present else None
+    per_head = any(kind.projects_kv_heads for kind in present)
+    kv_heads = _kv_heads(section, heads) if per_head else None
+    head_dim = _head_dim(section, hidden, heads) if per_head else None
     return ModelConfig(
         architecture=architecture, family=family, hidden_size=hidden, attention_heads=heads, kv_heads=kv_heads,
-        head_dim=_head_dim(section, hidden, heads) if latent is None else None,
-        vocab_size=section.size("vocab_size"), max_context=section.size("max_position_embeddings"),
+        head_dim=head_dim, vocab_size=section.size("vocab_size"), max_context=section.size("max_position_embeddings"),
         intermediate_size=section.size("intermediate_size"), layer_kinds=kinds or (),
-        window=section.size("sliding_window") if kinds and SLIDING in kinds else None,
+        layer_fields=tuple(_fields(section, kind, {"num_key_value_heads": kv_heads, "head_dim": head_dim})
+                           for kind in present),
         tied_embeddings=section.flag("tie_word_embeddings", family.tied_default),
         attention_bias=section.flag("attention_bias", False),
         experts=_experts(section, count), latent=latent,
-        linear=_linear(section) if kinds and LINEAR in kinds else None,
         stored_dtype=top.text("torch_dtype", None) or section.text("torch_dtype", None),
         quantized=top.given("quantization_config"),
         native_format=_native_format(top, section))
@@ -305,7 +307,14 @@ QUANTIZED_FORMATS = (
 )
 
 
-def _layer_kinds(family: Family, section: ConfigSection, count: int) -> tuple[str, ...] | None:
+def _fields(section: ConfigSection, kind: type[LayerKind], shape: dict) -> LayerFields:
+    """The kind's fields, each from its config key; the KV heads and head dimension as the model's shape has them
+    (checked and derived once for every kind that has them)."""
+    return LayerFields(kind, {field: shape[key] if key in shape else section.size(key)
+                              for field, key in kind.config_keys.items()})
+
+
+def _layer_kinds(family: Family, section: ConfigSection, count: int) -> Kinds | None:
     """Each layer's kind: from ``layer_types`` where the config has it, else by the family's rule."""
     if family.reads_layer_types:
         types = section.text_list("layer_types")
@@ -314,7 +323,7 @@ def _layer_kinds(family: Family, section: ConfigSection, count: int) -> tuple[st
     return family.layer_rule(section, count)
 
 
-def _from_layer_types(section: ConfigSection, types: list[str], count: int) -> tuple[str, ...] | None:
+def _from_layer_types(section: ConfigSection, types: list[str], count: int) -> Kinds | None:
     if len(types) != count:
         section.problem("layer_types", f"lists {len(types)} layers, but num_hidden_layers is {count}")
         return None
@@ -347,17 +356,9 @@ def _head_dim(section: ConfigSection, hidden: int | None, heads: int | None) -> 
     return None
 
 
-def _latent(section: ConfigSection) -> Latent:
-    return Latent(q_lora_rank=section.size("q_lora_rank", None), kv_lora_rank=section.size("kv_lora_rank"),
-                  nope_head_dim=section.size("qk_nope_head_dim"), rope_head_dim=section.size("qk_rope_head_dim"),
-                  v_head_dim=section.size("v_head_dim"))
-
-
-def _linear(section: ConfigSection) -> LinearAttention:
-    return LinearAttention(
-        key_heads=section.size("linear_num_key_heads"), value_heads=section.size("linear_num_value_heads"),
-        key_head_dim=section.size("linear_key_head_dim"), value_head_dim=section.size("linear_value_head_dim"),
-        conv_kernel=section.size("linear_conv_kernel_dim"))
+def _latent(section: ConfigSection) -> LatentProjections:
+    return LatentProjections(q_lora_rank=section.size("q_lora_rank", None),
+                             nope_head_dim=section.size("qk_nope_head_dim"), v_head_dim=section.size("v_head_dim"))
 
 
 EXPERT_COUNT_KEYS = ("num_local_experts", "num_experts", "n_routed_experts")

@@ -300,7 +300,7 @@ class LayerGroup:
     """Layers of one kind and one shape, as data/catalogue.yaml lists them.
 
     ``sizes`` holds the kind's own fields (kv_heads, window, kv_lora_rank, ...);
-    the calculation gives each kind its meaning (calc/attention.py).
+    the calculation gives each kind its meaning (calc/layers/).
     """
 
     kind: str
