@@ -221,6 +221,12 @@ def problems(site: Path) -> list[str]:
     ("catalogue", "parameters: {embedding: 525336576,", "parameters: {embedding: 625336576,",
      "models[llama-3.1-8b].parameters: the classes sum to 8,130,261,248 parameters (8.13 billion), but "
      "params_billion is 8.03"),
+    ("weight_formats", "checkpoint: {torch_dtype: float16,", "checkpoint: {torch_dtype: bfloat16,",
+     "formats[fp16].checkpoint: a config that names this format names 'bf16' too"),
+    ("weight_formats", "      quant_method: mxfp4\n", "      quant_method: mxfp4\n      torch_dtype: bfloat16\n",
+     "formats[mxfp4].checkpoint: give a torch_dtype or a quant_method (with its settings), not both"),
+    ("weight_formats", "checkpoint: {torch_dtype: float32,", "checkpoint: {torch_dtype: float32, settings: {bits: 32},",
+     "formats[fp32].checkpoint.settings: settings belong to a quant_method"),
 ])
 def test_bad_weight_format_data_is_one_located_line(tmp_path, name, old, new, message):
     found = problems(site_with(tmp_path, name, old, new))

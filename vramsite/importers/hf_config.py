@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 
 from ..calc.layers import KINDS, FullAttention, LatentAttention, LayerKind, LinearAttention, SlidingAttention
 from ..errors import InputError, Problem
+from ..load.model import WeightFormat
 from .config_values import ConfigSection
 from .json_file import JsonFile
 
@@ -184,11 +185,12 @@ class ModelConfig:
     quantized: bool
     native_format: str | None
     """The weight format the checkpoint ships in (data/weight_formats.yaml's id), from quantization_config or
-    else torch_dtype; None where the config does not say"""
+    else torch_dtype; None where the config does not say, or the site has no weight formats"""
 
 
-def read_model_config(file: JsonFile) -> ModelConfig:
-    """``file`` read by its architecture's rules; InputError listing every problem found."""
+def read_model_config(file: JsonFile, formats: tuple[WeightFormat, ...]) -> ModelConfig:
+    """``file`` read by its architecture's rules, its native format one of the site's ``formats``; InputError
+    listing every problem found."""
     problems: list[Problem] = []
     top = ConfigSection(file, (), problems)
     architecture = _architecture(top)
@@ -199,7 +201,7 @@ def read_model_config(file: JsonFile) -> ModelConfig:
         top.problem("text_config", "missing: this architecture keeps its text model's keys there")
         raise InputError(problems)
     section = ConfigSection(file, family.text_path, problems, family.defaults)
-    config = _read(architecture, family, top, section)
+    config = _read(architecture, family, top, section, formats)
     if problems:
         raise InputError(problems)
     return config
@@ -218,7 +220,8 @@ def _architecture(top: ConfigSection) -> str | None:
     return names[0]
 
 
-def _read(architecture: str, family: Family, top: ConfigSection, section: ConfigSection) -> ModelConfig:
+def _read(architecture: str, family: Family, top: ConfigSection, section: ConfigSection,
+          formats: tuple[WeightFormat, ...]) -> ModelConfig:
     """The config's values; a field is None where its key has a problem (noted in ``section``)."""
     hidden = section.size("hidden_size")
     heads = section.size("num_attention_heads")
@@ -240,71 +243,51 @@ def _read(architecture: str, family: Family, top: ConfigSection, section: Config
         experts=_experts(section, count), latent=latent,
         stored_dtype=top.text("torch_dtype", None) or section.text("torch_dtype", None),
         quantized=top.given("quantization_config"),
-        native_format=_native_format(top, section))
+        native_format=_native_format(top, section, formats))
 
 
-DTYPE_FORMATS = {"bfloat16": "bf16", "float16": "fp16", "float32": "fp32"}
-"""torch_dtype -> the weight format of a checkpoint stored unquantized."""
-
-
-def _native_format(top: ConfigSection, section: ConfigSection) -> str | None:
-    """The format the checkpoint's weights are stored in: its quantization_config's method where it has one
-    (QUANTIZED_FORMATS), else its torch_dtype."""
+def _native_format(top: ConfigSection, section: ConfigSection, formats: tuple[WeightFormat, ...]) -> str | None:
+    """The format of ``formats`` the checkpoint's weights are stored in, by the ``checkpoint`` each format says a
+    config names it with (data/weight_formats.yaml): its quantization_config where it has one, else its torch_dtype.
+    None where the config does not say, or the site has no weight formats to name."""
+    if not formats:
+        return None
     if top.given("quantization_config"):
         quantization = top.value["quantization_config"]
         if not isinstance(quantization, dict):
             top.problem("quantization_config", "must be a mapping (a quant_method and its settings)")
             return None
-        return _quantized_format(top, quantization)
+        return _quantized_format(top, quantization, formats)
     dtype = top.text("torch_dtype", None) or section.text("torch_dtype", None)
     if dtype is None:
         return None  # not stated (or a bad value, already a problem): the entry names no native format
-    if dtype not in DTYPE_FORMATS:
-        top.problem("torch_dtype", f"unknown dtype {dtype!r} (known: {', '.join(DTYPE_FORMATS)})")
+    named = {weight_format.checkpoint.torch_dtype: weight_format.id for weight_format in formats
+             if weight_format.checkpoint and weight_format.checkpoint.torch_dtype}
+    if dtype not in named:
+        top.problem("torch_dtype", f"unknown dtype {dtype!r} (known: {', '.join(named)})")
         return None
-    return DTYPE_FORMATS[dtype]
+    return named[dtype]
 
 
-def _quantized_format(top: ConfigSection, quantization: dict) -> str | None:
+def _quantized_format(top: ConfigSection, quantization: dict, formats: tuple[WeightFormat, ...]) -> str | None:
     method = quantization.get("quant_method")
-    for rule in QUANTIZED_FORMATS:
-        if rule.method == method and rule.matches(quantization):
-            return rule.format_id
-    known = sorted({rule.describe() for rule in QUANTIZED_FORMATS})
+    quantized = [weight_format for weight_format in formats
+                 if weight_format.checkpoint and weight_format.checkpoint.quant_method]
+    for weight_format in quantized:
+        checkpoint = weight_format.checkpoint
+        if checkpoint.quant_method == method and all(quantization.get(key) == value
+                                                     for key, value in checkpoint.settings):
+            return weight_format.id
+    known = sorted({_described(weight_format) for weight_format in quantized})
     top.problem("quantization_config", f"quant_method {method!r} with these settings is not a known weight format "
                                        f"(known: {'; '.join(known)})")
     return None
 
 
-@dataclass(frozen=True)
-class QuantizedFormat:
-    """A quantization_config that names one weight format: its quant_method and the settings it must have."""
-
-    method: str
-    settings: tuple[tuple[str, object], ...]
-    format_id: str
-
-    def matches(self, quantization: dict) -> bool:
-        return all(quantization.get(key) == value for key, value in self.settings)
-
-    def describe(self) -> str:
-        shown = ", ".join(f"{key} {value!r}" for key, value in self.settings)
-        return f"{self.method}{' (' + shown + ')' if shown else ''} -> {self.format_id}"
-
-
-QUANTIZED_FORMATS = (
-    # deepseek-ai/DeepSeek-V3 config.json: {"quant_method": "fp8", "fmt": "e4m3", "weight_block_size": [128, 128]}
-    QuantizedFormat("fp8", (("weight_block_size", [128, 128]),), "fp8-block"),
-    QuantizedFormat("fp8", (("weight_block_size", None),), "fp8"),
-    # openai/gpt-oss-120b config.json: {"quant_method": "mxfp4", "modules_to_not_convert": [...]}
-    QuantizedFormat("mxfp4", (), "mxfp4"),
-    # AutoGPTQ / AutoAWQ checkpoints: {"quant_method": "gptq"|"awq", "bits": 4, "group_size": 128}
-    QuantizedFormat("gptq", (("bits", 4), ("group_size", 128)), "gptq-int4"),
-    QuantizedFormat("awq", (("bits", 4), ("group_size", 128)), "awq-int4"),
-    # transformers BitsAndBytesConfig as saved: load_in_4bit, bnb_4bit_quant_type "nf4", double quantization
-    QuantizedFormat("bitsandbytes", (("load_in_4bit", True), ("bnb_4bit_quant_type", "nf4"),
-                                     ("bnb_4bit_use_double_quant", True)), "bnb-nf4"),
-)
+def _described(weight_format: WeightFormat) -> str:
+    checkpoint = weight_format.checkpoint
+    shown = ", ".join(f"{key} {value!r}" for key, value in checkpoint.settings)
+    return f"{checkpoint.quant_method}{' (' + shown + ')' if shown else ''} -> {weight_format.id}"
 
 
 def _fields(section: ConfigSection, kind: type[LayerKind], shape: dict) -> LayerFields:

@@ -17,6 +17,7 @@ from ..errors import InputError, Problem
 from .model import (
     Adapter,
     CatalogueModel,
+    Checkpoint,
     Experts,
     LayerGroup,
     ModelSource,
@@ -133,6 +134,25 @@ def load_measurement(path: Path, data: SiteData, shown: str | None = None) -> Me
     if checker.problems:
         raise InputError(checker.problems)
     return measurement
+
+
+def load_weight_formats(root: Path, shown_root: str | None = None, data_dir: str = "data") -> tuple[WeightFormat, ...]:
+    """The site's data/weight_formats.yaml alone, read and checked as ``load_site`` does; () where it has none."""
+    path = root / data_dir / "weight_formats.yaml"
+    if not path.exists():
+        return ()
+    documents: dict[str, YamlDocument] = {}
+    problems: list[Problem] = []
+    shown = f"{data_dir}/weight_formats.yaml"
+    _read_one(path, f"{shown_root}/{shown}" if shown_root else shown, "weight_formats.schema.json", "weight_formats",
+              documents, problems)
+    if problems:
+        raise InputError(problems)
+    checker = _Checker(documents)
+    formats = checker.weight_formats()
+    if checker.problems:
+        raise InputError(checker.problems)
+    return formats
 
 
 def _read_one(path: Path, shown: str, schema: str, name: str, documents: dict, problems: list) -> None:
@@ -374,8 +394,10 @@ class _Checker:
         self.unique("weight_formats", ("storage",), raw["storage"], "id")
         self.unique("weight_formats", ("formats",), raw["formats"], "id")
         storage = self.storage_types(raw["storage"])
-        return tuple(self.weight_format(item, ("formats", index), storage)
-                     for index, item in enumerate(raw["formats"]))
+        formats = tuple(self.weight_format(item, ("formats", index), storage)
+                        for index, item in enumerate(raw["formats"]))
+        self.check_checkpoints(formats)
+        return formats
 
     def engine_logs(self, gpus, catalogue, formats, engines) -> tuple[EngineLog, ...]:
         """data/engine_logs.yaml: each log's engine, weight format and catalogue model named in the data; its card
@@ -449,7 +471,32 @@ class _Checker:
                                rule.get("layers", "all"), rule.get("when", {}).get("experts"),
                                rule.get("when", {}).get("layers"))
                       for index, rule in enumerate(item.get("rules", ())))
-        return WeightFormat(item["id"], item["name"], tensors, rules, item.get("requires_feature"), item["source"])
+        return WeightFormat(item["id"], item["name"], tensors, rules, item.get("requires_feature"), item["source"],
+                            self.checkpoint(item.get("checkpoint"), path + ("checkpoint",)))
+
+    def checkpoint(self, item: dict | None, path: tuple) -> Checkpoint | None:
+        """How a config names a checkpoint in the format: a torch_dtype, or a quant_method with its settings."""
+        if item is None:
+            return None
+        if ("torch_dtype" in item) == ("quant_method" in item):
+            self.problem("weight_formats", path, "give a torch_dtype or a quant_method (with its settings), not both")
+        elif "settings" in item and "torch_dtype" in item:
+            self.problem("weight_formats", path + ("settings",), "settings belong to a quant_method")
+        return Checkpoint(item.get("torch_dtype"), item.get("quant_method"), tuple(item.get("settings", {}).items()),
+                          item["source"])
+
+    def check_checkpoints(self, formats: tuple[WeightFormat, ...]) -> None:
+        """No two formats are named by the same config: the importer could not tell which a checkpoint is in."""
+        seen: dict[tuple, str] = {}
+        for index, weight_format in enumerate(formats):
+            checkpoint = weight_format.checkpoint
+            if checkpoint is None:
+                continue
+            named = (checkpoint.torch_dtype, checkpoint.quant_method, repr(sorted(checkpoint.settings)))
+            if named in seen:
+                self.problem("weight_formats", ("formats", index, "checkpoint"),
+                             f"a config that names this format names {seen[named]!r} too")
+            seen.setdefault(named, weight_format.id)
 
     def check_native_formats(self, catalogue: tuple[CatalogueModel, ...], formats: tuple[WeightFormat, ...]) -> None:
         """A model's native format names a format of data/weight_formats.yaml, where the site has that file."""

@@ -426,6 +426,18 @@ class PartRule:
 
 @hashed_once
 @dataclass(frozen=True)
+class Checkpoint:
+    """How a Hugging Face config.json says its checkpoint is stored in a format (``build.py model add``): its
+    ``torch_dtype``, or its quantization_config's ``quant_method`` with the settings it must have (a None value:
+    the config must not set that key)."""
+
+    torch_dtype: str | None
+    quant_method: str | None
+    settings: tuple[tuple[str, object], ...]
+    source: str
+
+
+@dataclass(frozen=True)
 class WeightFormat:
     """A format a model's weights are stored in: the storage of each tensor class, and its rules."""
 
@@ -436,6 +448,7 @@ class WeightFormat:
     rules: tuple[PartRule, ...] = ()
     requires_feature: str | None = None
     source: str = field(default="", compare=False)
+    checkpoint: Checkpoint | None = field(default=None, compare=False)
 
     def storage(self, tensor_class: str) -> Storage:
         return dict(self.tensors)[tensor_class]
