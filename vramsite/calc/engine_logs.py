@@ -47,7 +47,7 @@ def kv_format_id(log: EngineLog, data: SiteData) -> str:
     engine = data.engines.engine(log.engine)
     named = log.setting("type_k") if log.engine == "llama.cpp" else log.setting("kv_cache_dtype")
     by_name = {name: format_id for format_id, name in engine.kv_cache_formats}
-    return by_name.get(named or "", "bf16")
+    return by_name.get(named or "", engine.default_kv_format)
 
 
 def not_covered(log: EngineLog, data: SiteData) -> str | None:

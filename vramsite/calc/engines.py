@@ -287,6 +287,10 @@ def batched_tokens(request: Request) -> Figure:
     return _larger(context, floor, "max_num_batched_tokens")
 
 
+MEMORY_SHARE = "gpu_memory_utilization"
+"""The setting whose share of the memory the driver reports ``profiled_share`` gives the engine."""
+
+
 def profiled_share(request: Request) -> Budget:
     """vLLM: KV = memory × gpu_memory_utilization − weights − activation peak − memory outside torch.
 
@@ -294,7 +298,7 @@ def profiled_share(request: Request) -> Budget:
     max_num_batched_tokens tokens and its dummy sampler over min(max_num_seqs,
     max_num_batched_tokens) rows of the vocabulary (each card samples in full).
     """
-    share = product(request.memory_gib, request.setting_figure("gpu_memory_utilization"), unit=GIB, kind=MEMORY,
+    share = product(request.memory_gib, request.setting_figure(MEMORY_SHARE), unit=GIB, kind=MEMORY,
                     label="the share vLLM may use")
     taken = (profiling_peak(request), runtime_overhead(request))
     kv = difference(difference(share, request.weights_gib), total(*taken, unit=GIB, kind=MEMORY, label="taken"),
@@ -414,6 +418,14 @@ RULES: dict[str, Callable[[Request], Budget]] = {
     "free_fraction": free_fraction,
     "request": request_sized,
 }
+
+
+def memory_share(engine: Engine) -> Decimal | None:
+    """The share of the memory the driver reports that the engine uses by default, where its rule takes one
+    (``profiled_share``); None for the other rules."""
+    if RULES[engine.budget] is not profiled_share:
+        return None
+    return engine.setting(MEMORY_SHARE).default
 
 
 def _applied(request: Request) -> tuple[tuple[str, Decimal], ...]:

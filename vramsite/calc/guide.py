@@ -535,8 +535,9 @@ class CatalogueView:
     # -- serving engines (calc/serving.py) ---------------------------------
 
     def native_format(self):
-        """The format the checkpoint ships in (BF16 where the catalogue does not say)."""
-        return self.guide.weight_format(self.model.native_format or "bf16")
+        """The format the checkpoint ships in (weight_formats.yaml's assumed_native where the catalogue does not
+        say)."""
+        return weight_formats.native_format(self.guide.data, self.model)
 
     def formats(self) -> tuple:
         """The native format, then those weight_formats.yaml ``offered``, each once."""

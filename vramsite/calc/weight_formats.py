@@ -29,7 +29,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 from ..errors import UnknownId
-from ..load.model import TENSOR_CLASSES, CatalogueModel, ParameterClasses, PartRule, Storage, WeightFormat
+from ..load.model import TENSOR_CLASSES, CatalogueModel, ParameterClasses, PartRule, SiteData, Storage, WeightFormat
 from .figure import COUNT, FACTOR, WEIGHTS, Figure, Formula, given, total
 from .layers import LayerKind, model_layers
 
@@ -48,6 +48,12 @@ def format_by_id(formats: tuple[WeightFormat, ...], format_id: str) -> WeightFor
         if weight_format.id == format_id:
             return weight_format
     raise UnknownId("weight format", format_id, tuple(weight_format.id for weight_format in formats))
+
+
+def native_format(data: SiteData, model: CatalogueModel) -> WeightFormat:
+    """The format the model's checkpoint ships in: its entry's native_format, else the one weight_formats.yaml
+    assumes (assumed_native)."""
+    return format_by_id(data.weight_formats, model.native_format or data.assumed_native_format)
 
 
 def bits_per_weight(storage: Storage, row: int) -> Decimal:

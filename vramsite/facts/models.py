@@ -12,6 +12,7 @@ from ..calc.figure import COUNT, PERCENT, Figure, given
 from ..calc.guide import CatalogueView, GpuView, Guide
 from ..calc.layers import GENERIC, KINDS, LayerKind
 from ..calc.layers.base import ONE_BYTE
+from ..calc.engines import memory_share
 from ..calc.serving import serving_engine
 from ..errors import UnknownId
 from ..load.model import Method
@@ -154,14 +155,14 @@ class Serving(Facts):
     native_bits: Figure
     engine: str
     utilization: Figure | None
-    """vLLM's gpu_memory_utilization default, where the engine has that setting."""
+    """The share of the memory the driver reports the engine uses by default, where its rule takes one."""
 
 
 def _serving(guide: Guide, view: CatalogueView) -> Serving:
     native = view.native_format()
     engine = serving_engine(guide.data.engines, native)
-    setting = next((item for item in engine.settings if item.name == "gpu_memory_utilization"), None)
-    utilization = given(setting.default * 100, "%", PERCENT) if setting is not None else None
+    share = memory_share(engine)
+    utilization = given(share * 100, "%", PERCENT) if share is not None else None
     return Serving(native.name, view.format_weights(native.id), view.format_bits(native.id), engine.name,
                    utilization)
 

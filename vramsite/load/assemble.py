@@ -215,6 +215,7 @@ class _Checker:
         return SiteData(site, models, gpus, precisions, inference, finetune, methods, lookup, pricing, discounts,
                         catalogue, kv_precisions, measurements, weight_formats, engines=engines,
                         offered_formats=self.offered_formats(weight_formats),
+                        assumed_native_format=self.assumed_native(catalogue, weight_formats),
                         engine_logs=self.engine_logs(gpus, catalogue, weight_formats, engines))
 
     def site(self) -> SiteConfig:
@@ -435,6 +436,22 @@ class _Checker:
                 self.problem("weight_formats", ("offered", index),
                              f"unknown weight format {format_id!r} (known: {', '.join(known)})")
         return offered
+
+    def assumed_native(self, catalogue: tuple[CatalogueModel, ...], formats: tuple[WeightFormat, ...]) -> str | None:
+        """weight_formats.yaml ``assumed_native``: a format's id, which every model naming no native format needs."""
+        if "weight_formats" not in self.docs:
+            return None
+        assumed = self.docs["weight_formats"].value.get("assumed_native")
+        known = [weight_format.id for weight_format in formats]
+        if assumed is not None and assumed not in known:
+            self.problem("weight_formats", ("assumed_native",),
+                         f"unknown weight format {assumed!r} (known: {', '.join(known)})")
+        if assumed is None:
+            for index, model in enumerate(catalogue):
+                if model.native_format is None:
+                    self.problem("catalogue", ("models", index),
+                                 "names no native_format, and data/weight_formats.yaml assumes none (assumed_native)")
+        return assumed
 
     def storage_types(self, raw: list[dict]) -> dict[str, Storage]:
         """Each storage by id, its fallback resolved (a fallback names a storage listed before it)."""

@@ -624,6 +624,11 @@ class Engine:
     def loads(self, format_id: str) -> bool:
         return format_id in self.weight_formats
 
+    @property
+    def default_kv_format(self) -> str:
+        """The KV cache format it keeps unless told otherwise: the first it lists."""
+        return self.kv_cache_formats[0][0]
+
     def runs_on(self, stack: str) -> bool:
         return stack in self.stacks
 
@@ -721,6 +726,8 @@ class SiteData:
     weight_formats: tuple[WeightFormat, ...] = ()
     """The formats of data/weight_formats.yaml (none where the site has no such file)."""
     offered_formats: tuple[str, ...] = ()
+    assumed_native_format: str | None = None
+    """The format a catalogue model that names none ships in (weight_formats.yaml assumed_native)."""
     engine_logs: tuple[EngineLog, ...] = ()
     """The published engine logs of data/engine_logs.yaml (none where the site has no such file)."""
     """The format ids the model pages and the calculator offer after a model's own (weight_formats.yaml offered)."""
