@@ -20,6 +20,8 @@ from .model import (
     Checkpoint,
     Experts,
     LayerGroup,
+    LogNames,
+    OlderLogs,
     ModelSource,
     ParameterClasses,
     ParamsFrom,
@@ -216,7 +218,8 @@ class _Checker:
                         catalogue, kv_precisions, measurements, weight_formats, engines=engines,
                         offered_formats=self.offered_formats(weight_formats),
                         assumed_native_format=self.assumed_native(catalogue, weight_formats),
-                        engine_logs=self.engine_logs(gpus, catalogue, weight_formats, engines))
+                        engine_logs=self.engine_logs(gpus, catalogue, weight_formats, engines),
+                        engine_log_names=self.engine_log_names(engines))
 
     def site(self) -> SiteConfig:
         raw = self.docs["site"].value
@@ -423,6 +426,31 @@ class _Checker:
                                    tuple(item["settings"].items()), tuple(item["logged"]),
                                    tuple(item["figures"].items()), item["held_back"]))
         self.unique("engine_logs", ("cases",), self.docs["engine_logs"].value["cases"], "id")
+        return tuple(found)
+
+    def engine_log_names(self, engines: Engines | None) -> tuple[LogNames, ...]:
+        """data/engine_logs.yaml ``engines``: each an engine of data/engines.yaml, one for every engine a case names."""
+        if "engine_logs" not in self.docs:
+            return ()
+        raw = self.docs["engine_logs"].value
+        known = [engine.id for engine in engines.engines] if engines else []
+        found = []
+        for engine_id, item in raw["engines"].items():
+            if engine_id not in known:
+                self.problem("engine_logs", ("engines", engine_id),
+                             f"unknown engine {engine_id!r} (known: {', '.join(known)})")
+            versions, older = item.get("versions"), item.get("older")
+            found.append(LogNames(
+                engine_id, item["kv_cache"], item["context"], item.get("sequences"),
+                tuple(item.get("settings", {}).items()), item.get("whole_model_weights", False),
+                (versions["from"], versions["before"]) if versions else None,
+                OlderLogs(older["before"], older["line"], tuple((name, _dec(value))
+                                                                for name, value in older["settings"].items()))
+                if older else None))
+        for index, case in enumerate(raw["cases"]):
+            if case["engine"] in known and case["engine"] not in raw["engines"]:
+                self.problem("engine_logs", ("cases", index, "engine"),
+                             f"engine {case['engine']!r} has no entry in engines: say how its logs name its settings")
         return tuple(found)
 
     def offered_formats(self, formats: tuple[WeightFormat, ...]) -> tuple[str, ...]:

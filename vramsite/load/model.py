@@ -704,6 +704,36 @@ class EngineLog:
 
 
 @dataclass(frozen=True)
+class OlderLogs:
+    """Logs of an engine before a version (or, giving none, with a logged line only those print): the settings it
+    then ran with."""
+
+    before: str
+    line: str
+    settings: tuple[tuple[str, Decimal], ...]
+
+
+@dataclass(frozen=True)
+class LogNames:
+    """How data/engine_logs.yaml records one engine's settings: in the engine's own names."""
+
+    engine: str
+    kv_cache: str
+    """the setting naming the KV cache format (data/engines.yaml kv_cache_formats' names)"""
+    context: str
+    """the setting saying the tokens the cache was sized for (an engine sizing it to the request: all sequences')"""
+    sequences: str | None = None
+    """the setting saying the sequences the cache was sized for; one where None"""
+    settings: tuple[tuple[str, str], ...] = ()
+    """(the engine's name, the name data/engines.yaml models the setting by), where they differ"""
+    whole_model_weights: bool = False
+    """the engine logs the weights of the whole model, not of one card"""
+    versions: tuple[str, str] | None = None
+    """(from, before): the versions whose budget data/engines.yaml models"""
+    older: OlderLogs | None = None
+
+
+@dataclass(frozen=True)
 class SiteData:
     """Everything in a site's data/ folder, checked and cross-referenced."""
 
@@ -730,6 +760,8 @@ class SiteData:
     """The format a catalogue model that names none ships in (weight_formats.yaml assumed_native)."""
     engine_logs: tuple[EngineLog, ...] = ()
     """The published engine logs of data/engine_logs.yaml (none where the site has no such file)."""
+    engine_log_names: tuple[LogNames, ...] = ()
+    """How data/engine_logs.yaml records each engine's settings."""
     """The format ids the model pages and the calculator offer after a model's own (weight_formats.yaml offered)."""
     engines: Engines | None = None
     """The serving engines of data/engines.yaml (None where the site has no such file)."""
@@ -742,6 +774,14 @@ class SiteData:
 
     def catalogue_model(self, model_id: str) -> CatalogueModel:
         return _by_id(self.catalogue, model_id, "catalogue model")
+
+    def log_names(self, engine_id: str) -> LogNames:
+        """How data/engine_logs.yaml records the engine's settings."""
+        for names in self.engine_log_names:
+            if names.engine == engine_id:
+                return names
+        known = tuple(names.engine for names in self.engine_log_names)
+        raise UnknownId("engine of data/engine_logs.yaml", engine_id, known)
 
     def weight_format(self, format_id: str) -> WeightFormat:
         return _by_id(self.weight_formats, format_id, "weight format")
