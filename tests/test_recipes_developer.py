@@ -17,7 +17,6 @@ import sys
 from decimal import Decimal
 from pathlib import Path
 
-import pytest
 import yaml
 
 from cli_support import ROOT
