@@ -20,6 +20,7 @@ from bad_input_support import Bad, Edit, built_site, check_refused_and_kept, sit
 from seed_sites import FIXTURES, seed_data_root
 from vramsite.calc import Guide
 from vramsite.calc import attention, memory
+from vramsite.calc.layers import LatentAttention, LinearAttention
 from vramsite.calc.figure import given
 from vramsite.errors import InputError
 from vramsite.load import load_site
@@ -210,7 +211,7 @@ def test_deepseek_v3_matches_ik_llama_cpp_mla_cache():
     # ikawrakow/ik_llama.cpp PR #259, a DeepSeek 671B-class model in MLA mode, q8_0 cache, one slot of 32768:
     # "llama_new_context_with_model: KV self size  = 1166.62 MiB, c^KV (q8_0): 1166.62 MiB, kv^T: not used"
     # q8_0 stores 32 elements in 34 bytes
-    layers = (attention.LatentAttention(count=61, kv_lora_rank=512, rope_head_dim=64),)
+    layers = (LatentAttention(count=61, kv_lora_rank=512, rope_head_dim=64),)
     q8_0 = given(Decimal(34) / 32, "B")
     cache = value(attention.kv_cache_bytes(layers, q8_0, 32768))
     assert cache == 61 * (512 + 64) * 32768 * 34 // 32 == 1_223_294_976
@@ -242,7 +243,7 @@ def test_the_gated_deltanet_state_matches_llama_cpp():
     # JamePeng/llama-cpp-python issue #78, a 32-layer hybrid with every 4th layer full (24 Gated DeltaNet layers):
     # "llama_memory_recurrent: size =   50.25 MiB (     1 cells,  32 layers,  1 seqs), R (f32):    2.25 MiB,
     # S (f32):   48.00 MiB"
-    gdn = attention.LinearAttention(count=24, key_heads=16, value_heads=32, key_head_dim=128, value_head_dim=128,
+    gdn = LinearAttention(count=24, key_heads=16, value_heads=32, key_head_dim=128, value_head_dim=128,
                                     conv_kernel=4)
     assert 24 * value(gdn.conv_elements()) * 4 == 24 * (2 * 16 * 128 + 32 * 128) * 3 * 4 == int(Decimal("2.25") * MIB)
     assert 24 * value(gdn.recurrent_elements()) * 4 == 24 * 32 * 128 * 128 * 4 == 48 * MIB
@@ -250,7 +251,7 @@ def test_the_gated_deltanet_state_matches_llama_cpp():
 
 
 def test_a_linear_group_may_state_its_state_precision():
-    bf16_state = attention.LinearAttention(count=1, key_heads=1, value_heads=2, key_head_dim=4, value_head_dim=8,
+    bf16_state = LinearAttention(count=1, key_heads=1, value_heads=2, key_head_dim=4, value_head_dim=8,
                                            conv_kernel=3, state_bytes=Decimal(2))
     assert value(bf16_state.state()) == ((2 * 1 * 4 + 2 * 8) * 2 + 2 * 8 * 4) * 2
 
@@ -275,7 +276,7 @@ def test_cards_split_a_linear_state_by_heads():
     # "conv_dim = head_k_dim * num_k_heads * 2 + head_v_dim * num_v_heads", conv state "divide(conv_dim,
     # tp_world_size)" by "conv_kernel_size - 1", temporal state "(divide(num_v_heads, tp_world_size), head_v_dim,
     # head_k_dim)"
-    gdn = attention.LinearAttention(count=36, key_heads=16, value_heads=32, key_head_dim=128, value_head_dim=128,
+    gdn = LinearAttention(count=36, key_heads=16, value_heads=32, key_head_dim=128, value_head_dim=128,
                                     conv_kernel=4)
     per_card = attention.state_per_sequence(attention.on_one_card((gdn,), 4))
     assert value(per_card) == 36 * ((2 * 4 * 128 + 8 * 128) * 3 + 8 * 128 * 128) * 4

@@ -9,6 +9,7 @@ reproduced as not starting.
 from __future__ import annotations
 
 import shutil
+from dataclasses import replace
 from decimal import Decimal
 from pathlib import Path
 
@@ -88,9 +89,9 @@ def test_an_unknown_setting_is_refused(data):
     assert "gpu_memory_utilization" in str(raised.value)
 
 
-def _data_copy(tmp_path: Path, old: str, new: str) -> Path:
+def _data_copy(tmp_path: Path, old: str, new: str, name: str = "engines") -> Path:
     shutil.copytree(ROOT / "data", tmp_path / "data")
-    path = tmp_path / "data" / "engines.yaml"
+    path = tmp_path / "data" / f"{name}.yaml"
     text = path.read_text(encoding="utf-8")
     assert old in text
     path.write_text(text.replace(old, new, 1), encoding="utf-8")
@@ -395,3 +396,55 @@ def test_a_hash_kept_on_a_card_stays_out_of_its_pickle(data):
     hash(card)
     copy = pickle.loads(pickle.dumps(card))
     assert "_hash" not in copy.__dict__ and copy == card and hash(copy) == hash(card)
+
+
+# -- a log's settings in its engine's own names (data/engine_logs.yaml engines) ---------------------------------
+
+
+def _a_log(data, engine_id: str, **changed):
+    log = next(log for log in data.engine_logs
+               if log.engine == engine_id and engine_logs.not_covered(log, data) is None)
+    return replace(log, **changed)
+
+
+def replace_setting(log, name: str, value):
+    return replace(log, settings=tuple((key, value if key == name else old) for key, old in log.settings)
+                   + (() if name in dict(log.settings) else ((name, value),)))
+
+
+def test_a_log_names_its_kv_cache_format_in_its_engines_words(data):
+    llama = _a_log(data, "llama.cpp")
+    assert engine_logs.kv_format_id(replace_setting(llama, "type_k", "q8_0"), data) == "q8_0"
+    assert engine_logs.kv_format_id(replace_setting(llama, "type_k", None), data) == "bf16"  # its default, f16
+    vllm = _a_log(data, "vllm")
+    assert engine_logs.kv_format_id(replace_setting(vllm, "kv_cache_dtype", "fp8"), data) == "fp8"
+
+
+def test_a_log_of_a_version_the_data_does_not_model_is_not_compared(data):
+    assert engine_logs.not_covered(_a_log(data, "vllm", engine_version="0.21.0"), data) == (
+        "vLLM 0.21.0 is outside the versions modelled")
+    assert engine_logs.not_covered(_a_log(data, "vllm", engine_version="0.6.3"), data) is not None
+    assert engine_logs.not_covered(_a_log(data, "vllm", engine_version="0.20.9"), data) is None
+
+
+def test_an_older_engines_log_ran_with_its_settings(data):
+    """vLLM's V0 engine (before 0.8, or a log counting 'GPU blocks') ran without chunked prefill."""
+    older = _a_log(data, "vllm", engine_version="0.7.3")
+    newer = _a_log(data, "vllm", engine_version="0.9.0")
+    unversioned = _a_log(data, "vllm", engine_version=None, logged=("INFO ... # GPU blocks: 1478, # CPU blocks: 2048",))
+    assert dict(engine_logs.log_budget(older, data).settings)["chunked_prefill"] == 0
+    assert dict(engine_logs.log_budget(newer, data).settings)["chunked_prefill"] == 1
+    assert dict(engine_logs.log_budget(unversioned, data).settings)["chunked_prefill"] == 0
+
+
+@pytest.mark.parametrize("old, new, field, words", [
+    ("  sglang:\n    kv_cache: kv_cache_dtype\n    context: max_model_len\n", "",
+     "engine", "engine 'sglang' has no entry in engines: say how its logs name its settings"),
+    ("  trtllm:\n", "  tgi:\n", "engines.tgi", "unknown engine 'tgi'"),
+])
+def test_how_logs_name_settings_is_checked(tmp_path, old, new, field, words):
+    with pytest.raises(InputError) as raised:
+        load_site(_data_copy(tmp_path, old, new, "engine_logs"))
+    problems = [problem for problem in raised.value.problems if problem.file == "data/engine_logs.yaml"]
+    assert problems and problems[0].line is not None, raised.value.problems
+    assert field in problems[0].field and words in problems[0].message

@@ -22,14 +22,25 @@ from vramsite.importers.command import AddOptions, add_model
 from vramsite.importers.hf_config import ARCHITECTURES, read_model_config
 from vramsite.importers.json_file import read_json
 from vramsite.importers.params import parameter_count, tensor_classes
+from vramsite.load.assemble import load_weight_formats
 from vramsite.load.yaml_source import read_yaml
 
 CONFIGS = ROOT / "tests" / "fixtures" / "hf_configs"
 CATALOGUE = "data/catalogue.yaml"
 
 
+WEIGHT_FORMATS = ROOT / "data" / "weight_formats.yaml"
+
+
 def config_of(name: str):
-    return read_model_config(read_json(CONFIGS / f"{name}.json", f"{name}.json"))
+    return read_model_config(read_json(CONFIGS / f"{name}.json", f"{name}.json"), load_weight_formats(ROOT))
+
+
+def with_weight_formats(site: Path) -> Path:
+    """A site folder holding this site's data/weight_formats.yaml, whose formats a config's native format names."""
+    (site / "data").mkdir(parents=True, exist_ok=True)
+    shutil.copy(WEIGHT_FORMATS, site / "data" / "weight_formats.yaml")
+    return site
 
 
 def options(**given) -> AddOptions:
@@ -312,22 +323,39 @@ def test_the_native_format_is_read_from_the_config(name, native):
 ])
 def test_a_quantization_config_names_its_format(tmp_path, quantization, native):
     config = edited_config(tmp_path, "llama-3.1-8b", lambda value: value.update(quantization_config=quantization))
-    add(tmp_path, config, model_id="q")
+    add(with_weight_formats(tmp_path), config, model_id="q")
     assert catalogue_models(tmp_path)[0]["native_format"] == native
 
 
 def test_an_unknown_quantization_is_refused_naming_the_known_ones(tmp_path):
     quantization = {"quant_method": "gptq", "bits": 3, "group_size": 128}
     config = edited_config(tmp_path, "llama-3.1-8b", lambda value: value.update(quantization_config=quantization))
-    [found] = problems(tmp_path, config)
+    [found] = problems(with_weight_formats(tmp_path), config)
     assert found.startswith(f"{config}:{line_of(config, 'quantization_config')}: quantization_config: quant_method "
                             "'gptq' with these settings is not a known weight format (known: ")
     assert "gptq (bits 4, group_size 128) -> gptq-int4" in found and "mxfp4 -> mxfp4" in found
 
 
+def test_a_site_without_weight_formats_names_no_native_format(tmp_path):
+    """native_format is an id of the site's data/weight_formats.yaml: a site without that file has none to name."""
+    add(tmp_path, CONFIGS / "gpt-oss-120b.json", model_id="gpt-oss-120b")
+    assert "native_format" not in catalogue_models(tmp_path)[0]
+
+
+def test_the_sites_own_formats_say_which_config_names_which(tmp_path):
+    site = with_weight_formats(tmp_path / "site")
+    formats = site / "data" / "weight_formats.yaml"
+    text = formats.read_text(encoding="utf-8")
+    formats.write_text(text.replace("      quant_method: mxfp4\n", "      quant_method: mx4-renamed\n"), encoding="utf-8")
+    config = edited_config(tmp_path, "gpt-oss-120b", lambda value: value["quantization_config"].update(
+        quant_method="mx4-renamed"))
+    add(site, config, model_id="gpt-oss-120b")
+    assert catalogue_models(site)[0]["native_format"] == "mxfp4"
+
+
 def test_an_unknown_torch_dtype_is_refused(tmp_path):
     config = edited_config(tmp_path, "llama-3.1-8b", lambda value: value.update(torch_dtype="int3"))
-    assert problems(tmp_path, config) == [f"{config}:{line_of(config, 'torch_dtype')}: torch_dtype: unknown dtype "
+    assert problems(with_weight_formats(tmp_path), config) == [f"{config}:{line_of(config, 'torch_dtype')}: torch_dtype: unknown dtype "
                                           "'int3' (known: bfloat16, float16, float32)"]
 
 
@@ -724,7 +752,7 @@ def write_catalogue(site: Path) -> None:
 
 
 def test_the_sites_catalogue_is_what_the_importer_writes_from_the_configs(tmp_path):
-    write_catalogue(tmp_path)
+    write_catalogue(with_weight_formats(tmp_path))
     assert (tmp_path / CATALOGUE).read_text(encoding="utf-8") == (ROOT / CATALOGUE).read_text(encoding="utf-8")
 
 

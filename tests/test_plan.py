@@ -109,6 +109,16 @@ def test_more_sequences_than_the_cache_holds_do_not_fit(data):
     assert answer.starts and not answer.fits and answer.headroom_gib.value < 0
 
 
+def test_without_a_kv_cache_format_the_engine_keeps_its_own(data):
+    """The first KV cache format an engine lists in data/engines.yaml is the one it keeps unless told otherwise."""
+    for engine in data.engines.engines:
+        asked = plan(data, PlanRequest("llama-3.1-8b", "h100-sxm", None, 1, "bf16", None, engine.id, 8192, 1))
+        told = plan(data, PlanRequest("llama-3.1-8b", "h100-sxm", None, 1, "bf16", engine.kv_cache_formats[0][0],
+                                      engine.id, 8192, 1))
+        assert asked.kv_cache == engine.kv_cache_formats[0][0] == engine.default_kv_format
+        assert (asked.kv_cache_gib, asked.kv_tokens) == (told.kv_cache_gib, told.kv_tokens)
+
+
 def test_a_format_the_card_cannot_compute_in_is_a_verdict_not_an_error(data):
     answer = plan(data, PlanRequest("llama-3.1-8b", "rtx-3090", None, 1, "fp8", "bf16", "vllm", 8192, 1))
     assert not answer.fits and answer.reason.startswith("needs fp8")

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from vramsite.calc.weight_formats import (bits_per_weight, decode_read, format_by_id, more_bits, stored_as,
-                                          weight_bytes)
+from vramsite.calc.weight_formats import (bits_per_weight, decode_read, format_by_id, more_bits, native_format,
+                                          stored_as, weight_bytes)
 from vramsite.errors import InputError, UnknownId
 from vramsite.load import load_site
 from vramsite.units import BYTES_PER_GIB
@@ -208,6 +208,25 @@ def problems(site: Path) -> list[str]:
     return [str(problem) for problem in refused.value.problems]
 
 
+def test_a_model_naming_no_native_format_ships_in_the_one_assumed(tmp_path):
+    site = site_with(tmp_path, "catalogue", "    native_format: mxfp4\n", "")
+    data = load_site(site)
+    model = data.catalogue_model("gpt-oss-120b")
+    assert model.native_format is None and data.assumed_native_format == "bf16"
+    assert native_format(data, model).id == "bf16"
+    assert native_format(DATA, DATA.catalogue_model("gpt-oss-120b")).id == "mxfp4"
+
+
+def test_a_model_naming_no_native_format_needs_one_assumed(tmp_path):
+    site = site_with(tmp_path, "catalogue", "    native_format: mxfp4\n", "")
+    formats = site / "data" / "weight_formats.yaml"
+    formats.write_text(formats.read_text(encoding="utf-8").replace("assumed_native: bf16\n", ""), encoding="utf-8")
+    found = problems(site)
+    assert len(found) == 1 and found[0].startswith("data/catalogue.yaml:")
+    assert found[0].endswith("models[gpt-oss-120b]: names no native_format, and data/weight_formats.yaml assumes none "
+                             "(assumed_native)")
+
+
 @pytest.mark.parametrize("name, old, new, message", [
     ("weight_formats", "tensors: {experts: mxfp4, rest: bf16}", "tensors: {experts: mxfp5, rest: bf16}",
      "formats[mxfp4].tensors.experts: unknown storage 'mxfp5' (known: f32, bf16, "),
@@ -221,6 +240,14 @@ def problems(site: Path) -> list[str]:
     ("catalogue", "parameters: {embedding: 525336576,", "parameters: {embedding: 625336576,",
      "models[llama-3.1-8b].parameters: the classes sum to 8,130,261,248 parameters (8.13 billion), but "
      "params_billion is 8.03"),
+    ("weight_formats", "assumed_native: bf16", "assumed_native: bf17",
+     "assumed_native: unknown weight format 'bf17' (known: bf16, fp16, "),
+    ("weight_formats", "checkpoint: {torch_dtype: float16,", "checkpoint: {torch_dtype: bfloat16,",
+     "formats[fp16].checkpoint: a config that names this format names 'bf16' too"),
+    ("weight_formats", "      quant_method: mxfp4\n", "      quant_method: mxfp4\n      torch_dtype: bfloat16\n",
+     "formats[mxfp4].checkpoint: give a torch_dtype or a quant_method (with its settings), not both"),
+    ("weight_formats", "checkpoint: {torch_dtype: float32,", "checkpoint: {torch_dtype: float32, settings: {bits: 32},",
+     "formats[fp32].checkpoint.settings: settings belong to a quant_method"),
 ])
 def test_bad_weight_format_data_is_one_located_line(tmp_path, name, old, new, message):
     found = problems(site_with(tmp_path, name, old, new))

@@ -1,197 +1,28 @@
-"""Memory per layer kind: what a real model's layers keep for each sequence.
+"""What a real model's layers keep for each sequence, and what fits: its layer kinds (calc/layers/) summed.
 
 A catalogue model lists its layers in groups of one kind and shape
-(load/model.py ``LayerGroup``). Each kind here reads its group's sizes and
-answers three questions, with ``b`` the bytes of one cached element:
-
-    bytes_per_token(b)    bytes one token of a sequence adds in these layers
-    tokens_held(context)  how many of a sequence's tokens these layers keep
-    state()               bytes a sequence keeps whatever its length
-    on_one_card(cards)    the same layers as one card holds them when ``cards``
-                          cards split the model by tensor (by heads)
-
-A new kind is one class here, listed in ``KINDS``, and its entry in
-vramsite/schemas/catalogue.schema.json. A reference shape of data/models.yaml
-is one ``full`` group (``reference_layers``).
+(load/model.py ``LayerGroup``); each group is one of the kinds of
+calc/layers/, which says what a token and a sequence cost in it. Here the
+groups are summed: per token, per sequence, on one card of several, and the
+longest context and the sequences that fit a room. A reference shape of
+data/models.yaml is one ``full`` group (``reference_layers``).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
 from decimal import Decimal
 from functools import lru_cache
-from typing import ClassVar, Protocol
 
-from ..load.model import CatalogueModel, LayerGroup, Method, Model, Precision
+from ..load.model import CatalogueModel, Method, Model, Precision
 from ..units import BYTES_PER_GB
 from .figure import COUNT, FACTOR, KV_CACHE, MEMORY, WEIGHTS, Figure, Formula, given, product, total
 from . import memory
-from .memory import KEYS_AND_VALUES, MemoryNeed, Sizing, precision_bytes
+from .layers import LayerKind, layer_kind, model_layers
+from .layers.base import NO_BYTES, element_bytes, heads_per_card
+from .layers.full import reference_group
+from .memory import MemoryNeed, Sizing, precision_bytes
 
-DEFAULT_STATE_BYTES = Decimal(4)
-"""A recurrent state is kept in FP32 unless its layer group says otherwise."""
-
-NO_BYTES = given(0, "B", COUNT, "nothing")
-
-
-class LayerKind(Protocol):
-    kind: ClassVar[str]
-    count: int
-
-    def bytes_per_token(self, b: Figure) -> Figure: ...
-    def tokens_held(self, context: Figure) -> Figure: ...
-    def state(self) -> Figure: ...
-    def on_one_card(self, cards: int) -> "LayerKind": ...
-
-
-def heads_per_card(heads: int, cards: int) -> int:
-    """Heads one card holds when ``cards`` cards share ``heads``: where there are more cards than heads,
-    a head is copied onto several cards, so every card holds at least one."""
-    return -(-heads // cards)
-
-
-def _layers(count: int) -> Figure:
-    return given(count, "layers", COUNT, "layers")
-
-
-def _count(value: int, label: str) -> Figure:
-    return given(value, "", COUNT, label)
-
-
-@dataclass(frozen=True)
-class FullAttention:
-    """Every token's keys and values, in every layer: 2 × layers × KV heads × head dim × b per token."""
-
-    kind: ClassVar[str] = "full"
-    count: int
-    kv_heads: int
-    head_dim: int
-
-    def bytes_per_token(self, b: Figure) -> Figure:
-        return product(KEYS_AND_VALUES, _layers(self.count), _count(self.kv_heads, "KV heads"),
-                       _count(self.head_dim, "head dim"), b, unit="B", kind=COUNT, label="full attention per token")
-
-    def tokens_held(self, context: Figure) -> Figure:
-        return context
-
-    def state(self) -> Figure:
-        return NO_BYTES
-
-    def on_one_card(self, cards: int) -> "FullAttention":
-        return replace(self, kv_heads=heads_per_card(self.kv_heads, cards))
-
-
-@dataclass(frozen=True)
-class SlidingAttention:
-    """Keys and values as full attention, but only of the last ``window`` tokens of a sequence."""
-
-    kind: ClassVar[str] = "sliding"
-    count: int
-    kv_heads: int
-    head_dim: int
-    window: int
-
-    def bytes_per_token(self, b: Figure) -> Figure:
-        return product(KEYS_AND_VALUES, _layers(self.count), _count(self.kv_heads, "KV heads"),
-                       _count(self.head_dim, "head dim"), b, unit="B", kind=COUNT, label="sliding window per token")
-
-    def tokens_held(self, context: Figure) -> Figure:
-        window = given(self.window, "tokens", COUNT, "window")
-        return Figure(min(context.value, window.value), "tokens", COUNT, "tokens held", Formula("min", (context, window)))
-
-    def state(self) -> Figure:
-        return NO_BYTES
-
-    def on_one_card(self, cards: int) -> "SlidingAttention":
-        return replace(self, kv_heads=heads_per_card(self.kv_heads, cards))
-
-
-@dataclass(frozen=True)
-class LatentAttention:
-    """Multi-head latent attention: one compressed latent and one rotary key per token per layer,
-    (kv_lora_rank + rope head dim) × b, not keys and values per head (so no factor 2, no heads)."""
-
-    kind: ClassVar[str] = "latent"
-    count: int
-    kv_lora_rank: int
-    rope_head_dim: int
-
-    def bytes_per_token(self, b: Figure) -> Figure:
-        width = total(_count(self.kv_lora_rank, "KV latent rank"), _count(self.rope_head_dim, "rotary head dim"),
-                      unit="", kind=COUNT, label="latent width")
-        return product(_layers(self.count), width, b, unit="B", kind=COUNT, label="latent per token")
-
-    def tokens_held(self, context: Figure) -> Figure:
-        return context
-
-    def state(self) -> Figure:
-        return NO_BYTES
-
-    def on_one_card(self, cards: int) -> "LatentAttention":
-        """The latent is shared by every head: each card keeps all of it."""
-        return self
-
-
-@dataclass(frozen=True)
-class LinearAttention:
-    """Gated DeltaNet linear attention: no per-token cache, a fixed state per sequence and layer:
-
-        convolution  (2 × key heads × key head dim + value heads × value head dim) × (kernel − 1)
-        recurrent    value heads × value head dim × key head dim
-
-    elements, at ``state_bytes`` each.
-    """
-
-    kind: ClassVar[str] = "linear"
-    count: int
-    key_heads: int
-    value_heads: int
-    key_head_dim: int
-    value_head_dim: int
-    conv_kernel: int
-    state_bytes: Decimal = DEFAULT_STATE_BYTES
-
-    def bytes_per_token(self, b: Figure) -> Figure:
-        return NO_BYTES
-
-    def tokens_held(self, context: Figure) -> Figure:
-        return given(0, "tokens", COUNT, "tokens held")
-
-    def conv_elements(self) -> Figure:
-        keys = product(KEYS_AND_VALUES, _count(self.key_heads, "key heads"), _count(self.key_head_dim, "key head dim"),
-                       unit="", kind=COUNT, label="query and key channels")
-        values = product(_count(self.value_heads, "value heads"), _count(self.value_head_dim, "value head dim"),
-                         unit="", kind=COUNT, label="value channels")
-        channels = total(keys, values, unit="", kind=COUNT, label="convolution channels")
-        return product(channels, _count(self.conv_kernel - 1, "kernel − 1"), unit="", kind=COUNT,
-                       label="convolution state")
-
-    def recurrent_elements(self) -> Figure:
-        return product(_count(self.value_heads, "value heads"), _count(self.value_head_dim, "value head dim"),
-                       _count(self.key_head_dim, "key head dim"), unit="", kind=COUNT, label="recurrent state")
-
-    def state(self) -> Figure:
-        elements = total(self.conv_elements(), self.recurrent_elements(), unit="", kind=COUNT,
-                         label="state elements per layer")
-        return product(_layers(self.count), elements, given(self.state_bytes, "B", FACTOR, "bytes per state element"),
-                       unit="B", kind=COUNT, label="linear attention state")
-
-    def on_one_card(self, cards: int) -> "LinearAttention":
-        return replace(self, key_heads=heads_per_card(self.key_heads, cards),
-                       value_heads=heads_per_card(self.value_heads, cards))
-
-
-KINDS: dict[str, type] = {kind.kind: kind for kind in (FullAttention, SlidingAttention, LatentAttention, LinearAttention)}
-
-
-def layer_kind(group: LayerGroup) -> LayerKind:
-    return KINDS[group.kind](count=group.count, **dict(group.sizes))
-
-
-@lru_cache(maxsize=4096)
-def model_layers(model: CatalogueModel) -> tuple[LayerKind, ...]:
-    """The model's layer groups as kinds, made once per model: every verdict on every card asks for them."""
-    return tuple(layer_kind(group) for group in model.layers)
+__all__ = ["LayerKind", "element_bytes", "heads_per_card", "layer_kind", "model_layers"]
 
 
 def on_one_card(layers: tuple[LayerKind, ...], cards: int) -> tuple[LayerKind, ...]:
@@ -201,12 +32,7 @@ def on_one_card(layers: tuple[LayerKind, ...], cards: int) -> tuple[LayerKind, .
 
 def reference_layers(model: Model) -> tuple[LayerKind, ...]:
     """A reference shape of data/models.yaml: every layer full attention."""
-    return (FullAttention(model.layers, model.kv_heads, model.head_dim),)
-
-
-def element_bytes(precision: Precision) -> Figure:
-    """b: the bytes of one cached element in this format."""
-    return given(precision.bytes_per_param, "B", FACTOR, f"{precision.label} bytes per element")
+    return (reference_group(model),)
 
 
 # -- per token and per sequence ----------------------------------------------
@@ -220,7 +46,7 @@ def kv_bytes_per_token(layers: tuple[LayerKind, ...], b: Figure) -> Figure:
 
 def kv_bytes_per_token_beyond_windows(layers: tuple[LayerKind, ...], b: Figure) -> Figure:
     """What each token past the longest window still adds: the layers that keep every token (B)."""
-    kept = [group.bytes_per_token(b) for group in layers if not isinstance(group, SlidingAttention)]
+    kept = [group.bytes_per_token(b) for group in layers if group.window_tokens() is None]
     return total(*kept, NO_BYTES, unit="B", kind=COUNT, label="KV cache per token beyond the windows")
 
 
@@ -344,16 +170,21 @@ def longest_context(layers: tuple[LayerKind, ...], b: Figure, room_gb: Figure, b
 
 def _segments(layers: tuple[LayerKind, ...], b: Figure) -> list[tuple[Decimal, Decimal, int | None]]:
     """(bytes the filled windows hold, bytes each further token adds, the context where it changes), from 0 up."""
-    sliding = [group for group in layers if isinstance(group, SlidingAttention)]
     segments, start = [], 0
-    for end in sorted({group.window for group in sliding}) + [None]:
-        filled = sum((group.bytes_per_token(b).value * group.window for group in sliding if group.window <= start),
-                     Decimal(0))
-        growing = sum((group.bytes_per_token(b).value for group in layers
-                       if not (isinstance(group, SlidingAttention) and group.window <= start)), Decimal(0))
+    for end in sorted({group.window_tokens() for group in layers} - {None}) + [None]:
+        filled = sum((group.bytes_per_token(b).value * group.window_tokens() for group in layers
+                      if _window_full(group, start)), Decimal(0))
+        growing = sum((group.bytes_per_token(b).value for group in layers if not _window_full(group, start)),
+                      Decimal(0))
         segments.append((filled, growing, end))
         start = end
     return segments
+
+
+def _window_full(group: LayerKind, tokens: int) -> bool:
+    """Whether ``tokens`` tokens fill the group's window, so that a further token adds nothing there."""
+    window = group.window_tokens()
+    return window is not None and window <= tokens
 
 
 def _segment_holding(segments, budget: Decimal) -> tuple[Decimal, Decimal] | None:

@@ -5,7 +5,8 @@ known: the weights the engine loaded (ours: calc/serving.py's, in the logged
 format on the logged card), the KV cache it kept (ours: the engine's budget given
 the weights it logged, so that the budget is judged apart from the weights), and
 whether it started. ``comparison`` gives one log's figures side by side;
-``not_covered`` says why a log cannot be compared.
+``not_covered`` says why a log cannot be compared. A log's settings are in its
+engine's own names; data/engine_logs.yaml says which is which (``LogNames``).
 """
 
 from __future__ import annotations
@@ -13,19 +14,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal
 
-from ..load.model import EngineLog, SiteData
+from ..load.model import EngineLog, LogNames, SiteData
 from .engines import GIB, MIB_PER_GIB, Budget, card_gib, engine_budget
 from .figure import MEMORY, Figure, given
-from .serving import verdict
+from .serving import sized_to_request, verdict
 from .weight_formats import format_by_id
 
 NOMINAL_CARD_GIB = Decimal(1024)
-"""llama.cpp sizes its cache to the request: where a log does not say the card's memory, its cache is still
+"""An engine sizing its cache to the request: where a log does not say the card's memory, its cache is still
 compared, on a card too large to refuse anything (its start is then not judged)."""
-LLAMA_CPP_SETTINGS = {"n_ubatch": "ubatch", "flash_attn": "flash_attention"}
-"""llama.cpp's log names for the settings data/engines.yaml models."""
-VLLM_MODELLED = ((0, 6, 4), (0, 21))
-"""The vLLM versions data/engines.yaml models: from 0.6.4 up to, not including, 0.21."""
 
 
 def _gib(value) -> Figure:
@@ -43,11 +40,12 @@ def card_memory(log: EngineLog, data: SiteData) -> Figure | None:
 
 
 def kv_format_id(log: EngineLog, data: SiteData) -> str:
-    """The KV cache format the log's engine ran with, from the engine's own name for it (data/engines.yaml)."""
+    """The KV cache format the log's engine ran with, from the engine's own name for it (data/engines.yaml); the
+    engine's own where the log names none."""
     engine = data.engines.engine(log.engine)
-    named = log.setting("type_k") if log.engine == "llama.cpp" else log.setting("kv_cache_dtype")
+    named = log.setting(data.log_names(log.engine).kv_cache)
     by_name = {name: format_id for format_id, name in engine.kv_cache_formats}
-    return by_name.get(named or "", "bf16")
+    return by_name.get(named or "", engine.default_kv_format)
 
 
 def not_covered(log: EngineLog, data: SiteData) -> str | None:
@@ -57,10 +55,11 @@ def not_covered(log: EngineLog, data: SiteData) -> str | None:
         return f"engine {log.engine!r} is not modelled"
     if log.model is None:
         return "no catalogue model has the log's model's shapes"
-    if log.engine == "llama.cpp":
-        if log.figure("kv_cache_mib") is None:
+    engine, names = data.engines.engine(log.engine), data.log_names(log.engine)
+    if sized_to_request(engine):
+        if logged_kv_gib(log) is None:
             return "the log reports no KV cache"
-        if not log.setting("n_ctx"):
+        if not log.setting(names.context):
             return "the log does not say the context the cache was sized for"
         return None
     if card_memory(log, data) is None:
@@ -69,8 +68,8 @@ def not_covered(log: EngineLog, data: SiteData) -> str | None:
         return "the log reports no weights"
     if log.figure("kv_cache_gib") is None and not log.figure("kv_tokens") and log.figure("started") is not False:
         return "the log reports neither the KV cache nor a failure to start"
-    if log.engine == "vllm" and log.engine_version and not vllm_version_modelled(log.engine_version):
-        return f"vLLM {log.engine_version} is outside the versions modelled"
+    if log.engine_version and not version_modelled(names, log.engine_version):
+        return f"{engine.name} {log.engine_version} is outside the versions modelled"
     return None
 
 
@@ -78,17 +77,24 @@ def _version(text: str) -> tuple[int, ...]:
     return tuple(int(part) for part in text.split(".")[:3] if part.isdigit())
 
 
-def vllm_version_modelled(version: str) -> bool:
-    low, high = VLLM_MODELLED
-    return low <= _version(version) < high
+def version_modelled(names: LogNames, version: str) -> bool:
+    if names.versions is None:
+        return True
+    low, high = names.versions
+    return _version(low) <= _version(version) < _version(high)
 
 
-def vllm_v0(log: EngineLog) -> bool:
-    """The V0 engine: a version before 0.8, or a log that counts its cache in blocks ("# GPU blocks: N", V0's
-    executor line; V1 logs "GPU KV cache size: N tokens")."""
+def older_settings(log: EngineLog, names: LogNames) -> dict[str, Decimal]:
+    """The settings an older engine ran with, where the log is of one: a version before the data's, or, giving
+    none, a logged line only those print."""
+    older = names.older
+    if older is None:
+        return {}
     if log.engine_version:
-        return _version(log.engine_version) < (0, 8)
-    return any("GPU blocks" in line for line in log.logged)
+        is_older = _version(log.engine_version) < _version(older.before)
+    else:
+        is_older = any(older.line in line for line in log.logged)
+    return dict(older.settings) if is_older else {}
 
 
 def logged_weights(log: EngineLog) -> Figure | None:
@@ -111,23 +117,29 @@ def logged_kv_gib(log: EngineLog) -> Figure | None:
 
 def log_budget(log: EngineLog, data: SiteData, weights: Figure | None = None) -> Budget:
     """The engine's budget for the log's run, with the weights it logged per card, or ``weights`` (GiB)."""
-    engine = data.engines.engine(log.engine)
+    engine, names = data.engines.engine(log.engine), data.log_names(log.engine)
     model = data.catalogue_model(log.model)
     kv = data.engines.kv_cache_format(kv_format_id(log, data))
     weights = weights or logged_weights(log) or _gib(0)
-    if log.engine == "llama.cpp":
-        sequences = log.setting("n_seq") or 1
-        chosen = {ours: Decimal(int(log.setting(theirs))) for theirs, ours in LLAMA_CPP_SETTINGS.items()
-                  if log.setting(theirs) is not None}
+    chosen = {**_modelled_settings(log, names, {setting.name for setting in engine.settings}),
+              **older_settings(log, names)}
+    if sized_to_request(engine):
+        sequences = (log.setting(names.sequences) if names.sequences else None) or 1
         return engine_budget(engine, card_memory(log, data) or _gib(NOMINAL_CARD_GIB), weights, model, log.cards,
-                             log.setting("n_ctx") // sequences, sequences, kv, chosen)
-    modelled = {setting.name for setting in engine.settings}
-    chosen = {name: Decimal(str(value)) for name, value in log.settings
-              if name in modelled and value is not None and not isinstance(value, bool)}
-    if log.engine == "vllm" and vllm_v0(log):
-        chosen["chunked_prefill"] = Decimal(0)
-    context = log.setting("max_model_len") or model.max_context
+                             log.setting(names.context) // sequences, sequences, kv, chosen)
+    context = log.setting(names.context) or model.max_context
     return engine_budget(engine, card_memory(log, data), weights, model, log.cards, context, 1, kv, chosen)
+
+
+def _modelled_settings(log: EngineLog, names: LogNames, modelled: set[str]) -> dict[str, Decimal]:
+    """The log's settings that data/engines.yaml models, by its names (true and false as 1 and 0)."""
+    renamed = dict(names.settings)
+    chosen = {}
+    for name, value in log.settings:
+        ours = renamed.get(name, name)
+        if ours in modelled and value is not None:
+            chosen[ours] = Decimal(int(value)) if isinstance(value, bool) else Decimal(str(value))
+    return chosen
 
 
 def our_weights(log: EngineLog, data: SiteData) -> Figure:
@@ -156,13 +168,13 @@ class Comparison:
 
 
 def comparison(log: EngineLog, data: SiteData) -> Comparison:
-    """The log beside our figures (``not_covered`` must be None). The engine logs llama.cpp's weights for the whole
-    model, so ours are counted for every card there."""
+    """The log beside our figures (``not_covered`` must be None). Where the engine logs the weights of the whole
+    model, ours are counted for every card."""
     ours = our_weights(log, data)
-    if log.engine == "llama.cpp":
+    if data.log_names(log.engine).whole_model_weights:
         ours = given(ours.value * log.cards, GIB, MEMORY, "weights")
     budget = log_budget(log, data)
-    judged = log.engine != "llama.cpp" or card_memory(log, data) is not None
+    judged = not sized_to_request(data.engines.engine(log.engine)) or card_memory(log, data) is not None
     return Comparison(log, logged_weights(log), ours, logged_kv_gib(log), budget.kv_cache_gib,
                       log.figure("started") if judged else None, budget.starts if judged else None)
 

@@ -15,8 +15,8 @@ Each engine of data/engines.yaml names one budget rule, a function here:
 
 Every rule works on one card, in GiB (2³⁰ bytes, as engines log them), with a
 runtime overhead per process: under tensor parallelism each card runs its own
-process. KV heads per card and the latent copy per card come from
-calc/attention.py (``on_one_card``). The entry point is ``engine_budget``.
+process. KV heads per card and the latent copy per card come from the layer
+kinds (calc/layers/, ``on_one_card``). The entry point is ``engine_budget``.
 """
 
 from __future__ import annotations
@@ -234,20 +234,21 @@ def mlp_width(model: CatalogueModel) -> Figure:
         read = Decimal(classes.dense_mlp + classes.experts_active + classes.shared_experts)
         width = max(hidden, read / (3 * hidden * model.layer_count))
         return Figure(width.to_integral_value(rounding=ROUND_FLOOR), "", COUNT, "MLP width per token")
-    projections = sum((_attention_params(model, group) * group.count for group in model.layers), Decimal(0))
+    projections = sum((_attention_params(model, group) * group.count for group in attention.model_layers(model)),
+                      Decimal(0))
     mlp = model.active_params_billion * Decimal(10) ** 9 - model.vocab_size * hidden - projections
     width = max(hidden, mlp / (3 * hidden * model.layer_count))
     return Figure(width.to_integral_value(rounding=ROUND_FLOOR), "", COUNT, "MLP width per token")
 
 
-def _attention_params(model: CatalogueModel, group) -> Decimal:
-    """Query, key, value and output projections of one layer; kinds without heads count 4 × hidden²."""
+def _attention_params(model: CatalogueModel, group: attention.LayerKind) -> Decimal:
+    """Query, key, value and output projections of one layer; kinds without projections per head count
+    4 × hidden²."""
     hidden = Decimal(model.hidden_size)
-    head_dim, kv_heads = group.size("head_dim"), group.size("kv_heads")
-    if head_dim is None or kv_heads is None:
+    if not group.projects_kv_heads:
         return 4 * hidden * hidden
-    queries = Decimal(model.attention_heads * head_dim)
-    return hidden * (2 * queries + 2 * kv_heads * head_dim)
+    queries = Decimal(model.attention_heads * group.head_dim)
+    return hidden * (2 * queries + 2 * group.kv_heads * group.head_dim)
 
 
 def forward_peak(request: Request, tokens: Figure) -> Figure:
@@ -286,6 +287,10 @@ def batched_tokens(request: Request) -> Figure:
     return _larger(context, floor, "max_num_batched_tokens")
 
 
+MEMORY_SHARE = "gpu_memory_utilization"
+"""The setting whose share of the memory the driver reports ``profiled_share`` gives the engine."""
+
+
 def profiled_share(request: Request) -> Budget:
     """vLLM: KV = memory × gpu_memory_utilization − weights − activation peak − memory outside torch.
 
@@ -293,7 +298,7 @@ def profiled_share(request: Request) -> Budget:
     max_num_batched_tokens tokens and its dummy sampler over min(max_num_seqs,
     max_num_batched_tokens) rows of the vocabulary (each card samples in full).
     """
-    share = product(request.memory_gib, request.setting_figure("gpu_memory_utilization"), unit=GIB, kind=MEMORY,
+    share = product(request.memory_gib, request.setting_figure(MEMORY_SHARE), unit=GIB, kind=MEMORY,
                     label="the share vLLM may use")
     taken = (profiling_peak(request), runtime_overhead(request))
     kv = difference(difference(share, request.weights_gib), total(*taken, unit=GIB, kind=MEMORY, label="taken"),
@@ -413,6 +418,14 @@ RULES: dict[str, Callable[[Request], Budget]] = {
     "free_fraction": free_fraction,
     "request": request_sized,
 }
+
+
+def memory_share(engine: Engine) -> Decimal | None:
+    """The share of the memory the driver reports that the engine uses by default, where its rule takes one
+    (``profiled_share``); None for the other rules."""
+    if RULES[engine.budget] is not profiled_share:
+        return None
+    return engine.setting(MEMORY_SHARE).default
 
 
 def _applied(request: Request) -> tuple[tuple[str, Decimal], ...]:

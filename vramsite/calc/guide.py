@@ -17,6 +17,7 @@ from . import attention, card_memory, cost, engine_logs, memory, rules, throughp
 from .digest import value_digest
 from .measured import MeasuredRun, measured_run
 from .figure import COUNT, FACTOR, MEMORY, MULTIPLE, PERCENT, WEIGHTS, Figure, given, product, quotient
+from .layers.base import KEYS_AND_VALUES
 from ..units import BYTES_PER_GB
 from .lookup import Lookup, Market, lookup, ranked_card_offers, ranked_offers
 from . import serving
@@ -179,7 +180,7 @@ class Guide:
     @property
     def kv_factor(self) -> Figure:
         """The leading 2 of the KV cache formula: keys and values."""
-        return memory.KEYS_AND_VALUES
+        return KEYS_AND_VALUES
 
     @property
     def bytes_per_gb(self) -> Figure:
@@ -534,8 +535,9 @@ class CatalogueView:
     # -- serving engines (calc/serving.py) ---------------------------------
 
     def native_format(self):
-        """The format the checkpoint ships in (BF16 where the catalogue does not say)."""
-        return self.guide.weight_format(self.model.native_format or "bf16")
+        """The format the checkpoint ships in (weight_formats.yaml's assumed_native where the catalogue does not
+        say)."""
+        return weight_formats.native_format(self.guide.data, self.model)
 
     def formats(self) -> tuple:
         """The native format, then those weight_formats.yaml ``offered``, each once."""

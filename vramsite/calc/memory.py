@@ -25,8 +25,8 @@ from .figure import (
     product,
     total,
 )
-
-KEYS_AND_VALUES = given(2, "", FACTOR, "keys and values")
+from .layers.base import element_bytes
+from .layers.full import reference_group
 
 
 def params(model: Model) -> Figure:
@@ -48,25 +48,17 @@ def training_state_bytes(finetune: Finetune) -> Figure:
     return total(*items, unit="B/param", kind=FACTOR, label="training state")
 
 
+# A reference shape's KV cache is full attention's (calc/layers/full.py), its factors laid out as one product.
+
+
 def kv_width(model: Model) -> Figure:
     """KV heads × head dimension: the width of one layer's keys (or values)."""
-    return product(given(model.kv_heads, "KV heads", COUNT), given(model.head_dim, "head dim", COUNT),
-                   unit="", kind=COUNT, label="KV width")
-
-
-def _kv_terms(model: Model, kv_precision: Precision) -> tuple[Figure, ...]:
-    return (
-        KEYS_AND_VALUES,
-        given(model.layers, "layers", COUNT),
-        given(model.kv_heads, "KV heads", COUNT),
-        given(model.head_dim, "head dim", COUNT),
-        given(kv_precision.bytes_per_param, "B", FACTOR, "bytes per element"),
-    )
+    return reference_group(model).kv_width()
 
 
 def kv_bytes_per_token(model: Model, kv_precision: Precision) -> Figure:
     """2 × layers × KV heads × head dim × bytes per element, in bytes."""
-    return product(*_kv_terms(model, kv_precision), unit="B", kind=COUNT, label="KV cache per token")
+    return product(*_per_token_terms(model, kv_precision), unit="B", kind=COUNT, label="KV cache per token")
 
 
 def kv_per_token_mb(model: Model, kv_precision: Precision) -> Figure:
@@ -77,11 +69,15 @@ def kv_per_token_mb(model: Model, kv_precision: Precision) -> Figure:
 def kv_cache(model: Model, kv_precision: Precision, context_tokens: int, batch: int) -> Figure:
     """2 × layers × KV heads × head dim × bytes × context × batch, in GB."""
     return product(
-        *_kv_terms(model, kv_precision),
+        *_per_token_terms(model, kv_precision),
         given(context_tokens, "tokens", COUNT, "context"),
         given(batch, "batch", COUNT, "batch"),
         unit="GB", kind=KV_CACHE, label="KV cache", scale=1 / BYTES_PER_GB,
     )
+
+
+def _per_token_terms(model: Model, kv_precision: Precision) -> tuple[Figure, ...]:
+    return reference_group(model).per_token_terms(element_bytes(kv_precision))
 
 
 @dataclass(frozen=True, slots=True)

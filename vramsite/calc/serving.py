@@ -97,16 +97,18 @@ def heads_split_refused(engine: Engine, model: CatalogueModel, cards: int) -> st
 
 
 def verdict(engines: Engines, model: CatalogueModel, weight_format: WeightFormat, card: Gpu | Figure, cards: int,
-            context: int, sequences: int, kv_format: str = "bf16", engine: Engine | None = None,
+            context: int, sequences: int, kv_format: str | None = None, engine: Engine | None = None,
             settings: tuple[tuple[str, Decimal], ...] = ()) -> Verdict:
     """Whether ``engine`` (default: ``serving_engine``) starts ``model`` in ``weight_format`` on ``cards`` × ``card``
-    with ``context`` tokens and holds ``sequences`` of them. ``card``: a card of data/gpus.yaml, or the memory one
-    reports, a Figure in GiB (no feature check then). UnknownId for a KV cache format the engine does not store.
+    with ``context`` tokens and holds ``sequences`` of them, its KV cache in ``kv_format`` (default: the engine's
+    own). ``card``: a card of data/gpus.yaml, or the memory one reports, a Figure in GiB (no feature check then).
+    UnknownId for a KV cache format the engine does not store.
 
     Worked out once per distinct question in a process, whatever the load its data came from: the pages, the
     calculator and both languages ask the same thousands, and a test session asks them again for every build."""
     engine = engine or serving_engine(engines, weight_format)
-    return _verdict(model, weight_format, card, cards, context, sequences, kv_format_by_id(engines, engine, kv_format),
+    kv = kv_format_by_id(engines, engine, kv_format or engine.default_kv_format)
+    return _verdict(model, weight_format, card, cards, context, sequences, kv,
                     engine, tuple(settings))
 
 

@@ -29,16 +29,15 @@ from __future__ import annotations
 from decimal import Decimal
 
 from ..errors import UnknownId
-from ..load.model import TENSOR_CLASSES, CatalogueModel, ParameterClasses, PartRule, Storage, WeightFormat
+from ..load.model import TENSOR_CLASSES, CatalogueModel, ParameterClasses, PartRule, SiteData, Storage, WeightFormat
 from .figure import COUNT, FACTOR, WEIGHTS, Figure, Formula, given, total
+from .layers import LayerKind, model_layers
 
 VOCAB_PADDING = 64
 """vLLM's DEFAULT_VOCAB_PADDING_SIZE: the vocabulary is padded to a multiple of it before it is split."""
 SPLIT_BY_CARDS = ("attention", "dense_mlp", "experts", "shared_experts")
 SPLIT_BY_VOCABULARY = ("embedding", "output_head")
 """The other classes (router, other) are replicated on every card."""
-ATTENTION_LAYERS = ("full", "sliding")
-"""Layer kinds with q, k, v and o projections of their own (llama.cpp's attn_q/k/v/output tensors)."""
 FFN_CLASSES = ("dense_mlp", "experts", "shared_experts")
 """Classes made of gated MLPs: gate, up and down projections of equal size, so ffn_down is a third."""
 
@@ -49,6 +48,12 @@ def format_by_id(formats: tuple[WeightFormat, ...], format_id: str) -> WeightFor
         if weight_format.id == format_id:
             return weight_format
     raise UnknownId("weight format", format_id, tuple(weight_format.id for weight_format in formats))
+
+
+def native_format(data: SiteData, model: CatalogueModel) -> WeightFormat:
+    """The format the model's checkpoint ships in: its entry's native_format, else the one weight_formats.yaml
+    assumes (assumed_native)."""
+    return format_by_id(data.weight_formats, model.native_format or data.assumed_native_format)
 
 
 def bits_per_weight(storage: Storage, row: int) -> Decimal:
@@ -141,13 +146,11 @@ def _attention_per_card(model: CatalogueModel, weight_format: WeightFormat, whol
     """Attention split ``cards`` ways, but each card keeps at least one KV head of each layer (vLLM's
     QKVParallelLinear: num_kv_head_replicas = tp_size / total_num_kv_heads when tp_size >= them)."""
     replicated = Decimal(0)
-    for group in model.layers:
-        if group.kind not in ATTENTION_LAYERS:
-            continue
-        kv_heads = group.size("kv_heads")
+    for group in _head_attention(model):
+        kv_heads = group.kv_heads
         if kv_heads >= cards:
             continue
-        keys_and_values = 2 * group.count * model.hidden_size * kv_heads * group.size("head_dim")
+        keys_and_values = 2 * group.count * model.hidden_size * kv_heads * group.head_dim
         kept = Decimal(1) / kv_heads - Decimal(1) / cards  # a whole head per card, where a 1/cards share was due
         replicated += keys_and_values * kept * _attention_bytes_per_param(model, weight_format)
     value = whole.value / cards + replicated
@@ -173,12 +176,17 @@ def _parts(model: CatalogueModel, classes: ParameterClasses, tensor_class: str) 
 
 
 def _attention_parts(model: CatalogueModel) -> list[tuple[str, Decimal, int]]:
-    groups = [group for group in model.layers if group.kind in ATTENTION_LAYERS]
+    groups = _head_attention(model)
     layers = sum(group.count for group in groups)
-    keys = sum(group.count * model.hidden_size * group.size("kv_heads") * group.size("head_dim") for group in groups)
-    output = sum(group.count * model.attention_heads * group.size("head_dim") * model.hidden_size for group in groups)
+    keys = sum(group.count * model.hidden_size * group.kv_heads * group.head_dim for group in groups)
+    output = sum(group.count * model.attention_heads * group.head_dim * model.hidden_size for group in groups)
     return [("attn_k", Decimal(keys), layers), ("attn_v", Decimal(keys), layers),
             ("attn_output", Decimal(output), layers)] if layers else []
+
+
+def _head_attention(model: CatalogueModel) -> list[LayerKind]:
+    """The layer groups with q, k, v and o projections per head (llama.cpp's attn_q/k/v/output tensors)."""
+    return [group for group in model_layers(model) if group.projects_kv_heads]
 
 
 def _part_storages(model: CatalogueModel, weight_format: WeightFormat, part: str,

@@ -10,6 +10,9 @@ from dataclasses import dataclass
 
 from ..calc.figure import COUNT, PERCENT, Figure, given
 from ..calc.guide import CatalogueView, GpuView, Guide
+from ..calc.layers import GENERIC, KINDS, LayerKind
+from ..calc.layers.base import ONE_BYTE
+from ..calc.engines import memory_share
 from ..calc.serving import serving_engine
 from ..errors import UnknownId
 from ..load.model import Method
@@ -18,31 +21,34 @@ from .base import Facts
 
 
 @dataclass(frozen=True)
+class LayerKindFacts(Facts):
+    """The layers of one kind in the model."""
+
+    layers: Figure
+    window: Figure | None
+    """The smallest window of its groups, in tokens, where the kind keeps one."""
+    elements_per_token: Figure
+    """The elements one of its layers keeps per token (a latent layer: kv_lora_rank + rotary head dim)."""
+
+
+@dataclass(frozen=True)
 class Layers(Facts):
     """Which kinds of layers the model has, and what sets its KV cache apart from the generic formula."""
 
-    full: bool
-    sliding: bool
-    latent: bool
-    linear: bool
+    kinds: dict[str, LayerKindFacts | None]
+    """Every kind of calc/layers/ by its name (``facts.layers.kinds.sliding``): None where the model has none."""
     moe: bool
     only_full: bool
-    """Every layer full attention: the generic formula holds as it is."""
-    window: Figure | None
-    """The smallest sliding window, in tokens."""
-    sliding_layers: Figure | None
+    """Every layer of the generic formula's kind (full attention): the formula holds as it is."""
     caching_layers: Figure
-    """Layers that keep every token (full and latent)."""
+    """Layers that keep every token."""
     per_token_beyond_windows: Figure
     stops_growing: bool
     """Every layer that caches tokens keeps a window: past the longest, a sequence's cache grows no more."""
     window_cache: Figure | None
     """One sequence's KV cache once the smallest window is full."""
     state: Figure
-    """Bytes one sequence keeps in linear-attention layers, whatever its length."""
-    linear_layers: Figure | None
-    latent_width: Figure | None
-    """kv_lora_rank + rotary head dim: the elements one latent layer keeps per token."""
+    """Bytes one sequence keeps whatever its length (linear attention's state)."""
 
 
 @dataclass(frozen=True)
@@ -96,27 +102,29 @@ def _count(value: int, unit: str) -> Figure:
 
 
 def _layers(view: CatalogueView, kv_precision: str) -> Layers:
-    groups = view.model.layers
-    kinds = {group.kind for group in groups}
-    sliding = [group for group in groups if group.kind == "sliding"]
-    linear = sum(group.count for group in groups if group.kind == "linear")
-    caching = sum(group.count for group in groups if group.kind in ("full", "latent"))
-    latent = next((group for group in groups if group.kind == "latent"), None)
-    width = None
-    if latent is not None:
-        sizes = dict(latent.sizes)
-        width = _count(sizes["kv_lora_rank"] + sizes["rope_head_dim"], "")
+    groups = view.layers
+    windows = [group.window_tokens() for group in groups if group.window_tokens() is not None]
+    beyond_windows = view.kv_per_token_beyond_windows(kv_precision)
     return Layers(
-        "full" in kinds, bool(sliding), latent is not None, bool(linear), view.experts is not None,
-        kinds == {"full"},
-        _count(min(dict(group.sizes)["window"] for group in sliding), "tokens") if sliding else None,
-        _count(sum(group.count for group in sliding), "layers") if sliding else None,
-        _count(caching, "layers"), view.kv_per_token_beyond_windows(kv_precision),
-        bool(sliding) and view.kv_per_token_beyond_windows(kv_precision).value == 0,
-        view.kv(context=min(dict(group.sizes)["window"] for group in sliding), batch=1, kv_precision=kv_precision)
-        if sliding else None,
-        view.state_per_sequence,
-        _count(linear, "layers") if linear else None, width)
+        {kind.kind: _kind_facts([group for group in groups if type(group) is kind]) for kind in KINDS},
+        view.experts is not None,
+        all(type(group) is GENERIC for group in groups),
+        _count(sum(group.count for group in groups if group.caches_tokens and group.window_tokens() is None),
+               "layers"),
+        beyond_windows,
+        bool(windows) and beyond_windows.value == 0,
+        view.kv(context=min(windows), batch=1, kv_precision=kv_precision) if windows else None,
+        view.state_per_sequence)
+
+
+def _kind_facts(groups: list[LayerKind]) -> LayerKindFacts | None:
+    if not groups:
+        return None
+    windows = [group.window_tokens() for group in groups if group.window_tokens() is not None]
+    first = groups[0]
+    elements = first.bytes_per_token(ONE_BYTE).value / first.count
+    return LayerKindFacts(_count(sum(group.count for group in groups), "layers"),
+                          _count(min(windows), "tokens") if windows else None, _count(elements, ""))
 
 
 def _cheapest(guide: Guide, view: CatalogueView, format_id: str) -> Cheapest:
@@ -147,14 +155,14 @@ class Serving(Facts):
     native_bits: Figure
     engine: str
     utilization: Figure | None
-    """vLLM's gpu_memory_utilization default, where the engine has that setting."""
+    """The share of the memory the driver reports the engine uses by default, where its rule takes one."""
 
 
 def _serving(guide: Guide, view: CatalogueView) -> Serving:
     native = view.native_format()
     engine = serving_engine(guide.data.engines, native)
-    setting = next((item for item in engine.settings if item.name == "gpu_memory_utilization"), None)
-    utilization = given(setting.default * 100, "%", PERCENT) if setting is not None else None
+    share = memory_share(engine)
+    utilization = given(share * 100, "%", PERCENT) if share is not None else None
     return Serving(native.name, view.format_weights(native.id), view.format_bits(native.id), engine.name,
                    utilization)
 

@@ -15,6 +15,7 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
 from ..errors import InputError, Problem
+from ..load.assemble import load_weight_formats
 from ..load.text import text_problem
 from ..publish.lock import editing_sources
 from ..units import BILLION, billions
@@ -55,7 +56,8 @@ def add_model(site: Path, config_path: Path, options: AddOptions, shown_site: st
     config_name = str(config_path)
     problems: list[Problem] = []
     file = _gathered(problems, read_json, config_path, config_name)
-    config = _gathered(problems, read_model_config, file) if file else None
+    formats = _gathered(problems, load_weight_formats, site, shown_site)
+    config = _gathered(problems, read_model_config, file, formats) if file and formats is not None else None
     parameters = _parameters(config, config_name, options, problems) if config else None
     source, model_id, name = _identity(config_path, options, problems)
     with editing_sources(site):

@@ -12,21 +12,19 @@ from ..load.model import ParameterClasses
 from ..load.schema import schema_problems
 from ..load.yaml_source import YamlDocument
 from .config_values import ConfigSection
-from .hf_config import FULL, LATENT, LINEAR, SLIDING, ModelConfig, expert_count_key
+from .hf_config import ModelConfig, expert_count_key
 from .json_file import JsonFile
 
 CATALOGUE_SCHEMA = "catalogue.schema.json"
 CONFIG_KEYS = {
     "hidden_size": "hidden_size", "attention_heads": "num_attention_heads", "max_context": "max_position_embeddings",
-    "vocab_size": "vocab_size", "count": "num_hidden_layers", "kv_heads": "num_key_value_heads",
-    "head_dim": "head_dim", "window": "sliding_window", "kv_lora_rank": "kv_lora_rank",
-    "rope_head_dim": "qk_rope_head_dim", "key_heads": "linear_num_key_heads",
-    "value_heads": "linear_num_value_heads", "key_head_dim": "linear_key_head_dim",
-    "value_head_dim": "linear_value_head_dim", "conv_kernel": "linear_conv_kernel_dim",
-    "active": "num_experts_per_tok", "shared": "n_shared_experts", "native_format": "torch_dtype",
+    "vocab_size": "vocab_size", "count": "num_hidden_layers", "active": "num_experts_per_tok",
+    "shared": "n_shared_experts", "native_format": "torch_dtype",
 }
-"""An entry's field -> the key of the config's text model it is read from (hf_config.py); ``experts.total``
-is read from whichever expert count the config gives (``expert_count_key``)."""
+"""An entry's field -> the key of the config's text model it is read from (hf_config.py); a layer group's own
+fields are read from its kind's ``config_keys``, and ``experts.total`` from whichever expert count the config
+gives (``expert_count_key``)."""
+GROUP_FIELD = re.compile(r"layers\[(?P<index>\d+)\]\.(?P<field>\w+)")
 OPTIONS = {"id": "--id", "name": "--name", "repository": "--source-repository", "file": "--source-file",
            "revision": "--source-revision"}
 """An entry's field -> the option that gives it."""
@@ -75,25 +73,8 @@ def catalogue_entry(model_id: str, name: str, config: ModelConfig, parameters: P
 
 def layer_groups(config: ModelConfig) -> list[dict]:
     """One group per kind of layer, in the order the kinds first appear; the counts sum to the layers."""
-    counts: dict[str, int] = {}
-    for kind in config.layer_kinds:
-        counts[kind] = counts.get(kind, 0) + 1
-    return [{"kind": kind, "count": count, **_fields(config, kind)} for kind, count in counts.items()]
-
-
-def _fields(config: ModelConfig, kind: str) -> dict:
-    if kind == FULL:
-        return {"kv_heads": config.kv_heads, "head_dim": config.head_dim}
-    if kind == SLIDING:
-        return {"kv_heads": config.kv_heads, "head_dim": config.head_dim, "window": config.window}
-    if kind == LATENT:
-        return {"kv_lora_rank": config.latent.kv_lora_rank, "rope_head_dim": config.latent.rope_head_dim}
-    if kind == LINEAR:
-        linear = config.linear
-        return {"key_heads": linear.key_heads, "value_heads": linear.value_heads,
-                "key_head_dim": linear.key_head_dim, "value_head_dim": linear.value_head_dim,
-                "conv_kernel": linear.conv_kernel}
-    raise ValueError(f"no catalogue fields for {kind} layers")
+    return [{"kind": group.kind.kind, "count": config.layer_kinds.count(group.kind), **group.fields}
+            for group in config.layer_fields]
 
 
 def entry_problems(entry: dict, config: ModelConfig, file: JsonFile, parameters: Parameters) -> list[Problem]:
@@ -111,7 +92,15 @@ def _where_given(field: str, message: str, config: ModelConfig, file: JsonFile, 
     if option:
         return Problem(option, None, "", message)
     section = ConfigSection(file, config.family.text_path, [])
-    key = expert_count_key(section) if field == "experts.total" else CONFIG_KEYS.get(leaf)
+    key = expert_count_key(section) if field == "experts.total" else _group_key(field, config) or CONFIG_KEYS.get(leaf)
     if key is None:
         return Problem(file.name, None, "", message)
     return Problem(file.name, file.line_of((*section.path, key)), section.field(key), message)
+
+
+def _group_key(field: str, config: ModelConfig) -> str | None:
+    """The config key a layer group's field is read from: its kind's ``config_keys``."""
+    found = GROUP_FIELD.fullmatch(field)
+    if found is None or int(found["index"]) >= len(config.layer_fields):
+        return None
+    return config.layer_fields[int(found["index"])].kind.config_keys.get(found["field"])

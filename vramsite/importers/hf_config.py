@@ -5,7 +5,9 @@ where its text model's keys are, which keys its published configs leave
 out and what the library then assumes, which layers attend to a sliding
 window or keep a linear-attention state, and what its layers hold (biases,
 norms, experts) for the parameter count. A rule is written once, here, and
-names the source it follows.
+names the source it follows. What each layer kind is called in a config's
+``layer_types``, and the config keys its fields are read from, are the
+kind's own (calc/layers/).
 """
 
 from __future__ import annotations
@@ -13,13 +15,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
+from ..calc.layers import KINDS, FullAttention, LatentAttention, LayerKind, LinearAttention, SlidingAttention
 from ..errors import InputError, Problem
+from ..load.model import WeightFormat
 from .config_values import ConfigSection
 from .json_file import JsonFile
 
-FULL, SLIDING, LATENT, LINEAR = "full", "sliding", "latent", "linear"
-LAYER_TYPES = {"full_attention": FULL, "sliding_attention": SLIDING, "linear_attention": LINEAR}
-"""config.json ``layer_types`` -> the catalogue's layer kinds."""
+LAYER_TYPES = {kind.config_layer_type: kind for kind in KINDS if kind.config_layer_type}
+"""config.json ``layer_types`` -> the layer kinds."""
+Kinds = tuple[type[LayerKind], ...]
 
 
 @dataclass(frozen=True)
@@ -41,25 +45,20 @@ class Experts:
 
 
 @dataclass(frozen=True)
-class Latent:
-    """Multi-head latent attention (DeepSeek-V3): the projections, and what a token caches per layer."""
+class LatentProjections:
+    """Multi-head latent attention (DeepSeek-V3): the widths of its projections beside the latent it caches."""
 
     q_lora_rank: int | None
-    kv_lora_rank: int
     nope_head_dim: int
-    rope_head_dim: int
     v_head_dim: int
 
 
 @dataclass(frozen=True)
-class LinearAttention:
-    """Gated DeltaNet layers (Qwen3-Next)."""
+class LayerFields:
+    """The layers of one kind: their kind and the catalogue fields read from the config (``config_keys``)."""
 
-    key_heads: int
-    value_heads: int
-    key_head_dim: int
-    value_head_dim: int
-    conv_kernel: int
+    kind: type[LayerKind]
+    fields: dict
 
 
 @dataclass(frozen=True)
@@ -67,7 +66,7 @@ class Family:
     """What an architecture's configs and layers hold beyond the common keys."""
 
     name: str
-    layer_rule: Callable[[ConfigSection, int], tuple[str, ...] | None]
+    layer_rule: Callable[[ConfigSection, int], Kinds | None]
     """each layer's kind when the config has no ``layer_types``"""
     qkv_bias: bool = False
     """q, k and v projections always carry a bias (Qwen2); otherwise the config's attention_bias says"""
@@ -94,54 +93,54 @@ class Family:
         return ("text_config",) if self.text_config else ()
 
 
-def _all(kind: str) -> Callable[[ConfigSection, int], tuple[str, ...]]:
+def _all(kind: type[LayerKind]) -> Callable[[ConfigSection, int], Kinds]:
     return lambda section, count: (kind,) * count
 
 
-def _windowed_when_set(section: ConfigSection, count: int) -> tuple[str, ...] | None:
+def _windowed_when_set(section: ConfigSection, count: int) -> Kinds | None:
     """Mistral: one window for every layer, when sliding_window is set and use_sliding_window is not false
     (transformers MistralConfig; mistral-inference rolls a buffer of the window on each layer)."""
     windowed = section.given("sliding_window") and section.value.get("use_sliding_window") is not False
-    return (SLIDING if windowed else FULL,) * count
+    return (SlidingAttention if windowed else FullAttention,) * count
 
 
-def _qwen_window(section: ConfigSection, count: int) -> tuple[str, ...] | None:
+def _qwen_window(section: ConfigSection, count: int) -> Kinds | None:
     """Qwen2/Qwen3: use_sliding_window false (every published Qwen2.5 and Qwen3 config) means no window,
     whatever sliding_window says. Which layers slide when it is true is not a published rule."""
     if section.flag("use_sliding_window", False):
         section.problem("use_sliding_window", "true, but the config has no layer_types saying which layers "
                                               "slide; add layer_types")
         return None
-    return (FULL,) * count
+    return (FullAttention,) * count
 
 
-def _every_nth(key: str, default: int, between: str) -> Callable[[ConfigSection, int], tuple[str, ...] | None]:
+def _every_nth(key: str, default: int, between: type[LayerKind]) -> Callable[[ConfigSection, int], Kinds | None]:
     """Layer i is full attention when (i + 1) is a multiple of the config's ``key``, ``between`` otherwise."""
-    def kinds(section: ConfigSection, count: int) -> tuple[str, ...] | None:
+    def kinds(section: ConfigSection, count: int) -> Kinds | None:
         interval = section.size(key, default)
         if interval is None:
             return None
-        return tuple(FULL if (index + 1) % interval == 0 else between for index in range(count))
+        return tuple(FullAttention if (index + 1) % interval == 0 else between for index in range(count))
     return kinds
 
 
-def _even_layers_slide(section: ConfigSection, count: int) -> tuple[str, ...]:
+def _even_layers_slide(section: ConfigSection, count: int) -> Kinds:
     """gpt-oss: even layers slide, odd ones are full (openai/gpt-oss model.py: layer_idx % 2 == 0)."""
-    return tuple(SLIDING if index % 2 == 0 else FULL for index in range(count))
+    return tuple(SlidingAttention if index % 2 == 0 else FullAttention for index in range(count))
 
 
-_LLAMA = Family("Llama", _all(FULL))
+_LLAMA = Family("Llama", _all(FullAttention))
 _MISTRAL = Family("Mistral", _windowed_when_set)
 _QWEN2 = Family("Qwen2", _qwen_window, qkv_bias=True)
 _QWEN3 = Family("Qwen3", _qwen_window, qk_norm=True)
 _GEMMA3 = Family(
-    "Gemma 3", _every_nth("sliding_window_pattern", 6, SLIDING), qk_norm=True, norms_per_layer=4,
+    "Gemma 3", _every_nth("sliding_window_pattern", 6, SlidingAttention), qk_norm=True, norms_per_layer=4,
     # transformers Gemma3TextConfig (configuration_gemma3.py @008f5c8): the 27B's config sets none of these
     defaults={"vocab_size": 262208, "max_position_embeddings": 131072}, tied_default=True)
 _GPT_OSS = Family("gpt-oss", _even_layers_slide, attention_sinks=True, expert_bias=True)
-_DEEPSEEK_V3 = Family("DeepSeek-V3", _all(LATENT), reads_layer_types=False)
+_DEEPSEEK_V3 = Family("DeepSeek-V3", _all(LatentAttention), reads_layer_types=False)
 # transformers Qwen3NextConfig: full_attention_interval defaults to 4 (layers 3, 7, ... full)
-_QWEN3_NEXT = Family("Qwen3-Next", _every_nth("full_attention_interval", 4, LINEAR), qk_norm=True,
+_QWEN3_NEXT = Family("Qwen3-Next", _every_nth("full_attention_interval", 4, LinearAttention), qk_norm=True,
                      gated_attention=True)
 
 ARCHITECTURES: dict[str, Family] = {
@@ -167,28 +166,31 @@ class ModelConfig:
     family: Family
     hidden_size: int
     attention_heads: int
-    kv_heads: int
-    head_dim: int
+    kv_heads: int | None
+    head_dim: int | None
+    """the shape of the layers with projections per KV head; None where the model has none"""
     vocab_size: int
     max_context: int
     intermediate_size: int
-    layer_kinds: tuple[str, ...]
-    window: int | None
+    layer_kinds: Kinds
+    """each layer's kind, in order"""
+    layer_fields: tuple[LayerFields, ...]
+    """the fields of each kind the model has, in the order the kinds first appear"""
     tied_embeddings: bool
     attention_bias: bool
     """q, k, v and o projections carry a bias (the config's attention_bias)"""
     experts: Experts | None
-    latent: Latent | None
-    linear: LinearAttention | None
+    latent: LatentProjections | None
     stored_dtype: str | None
     quantized: bool
     native_format: str | None
     """The weight format the checkpoint ships in (data/weight_formats.yaml's id), from quantization_config or
-    else torch_dtype; None where the config does not say"""
+    else torch_dtype; None where the config does not say, or the site has no weight formats"""
 
 
-def read_model_config(file: JsonFile) -> ModelConfig:
-    """``file`` read by its architecture's rules; InputError listing every problem found."""
+def read_model_config(file: JsonFile, formats: tuple[WeightFormat, ...]) -> ModelConfig:
+    """``file`` read by its architecture's rules, its native format one of the site's ``formats``; InputError
+    listing every problem found."""
     problems: list[Problem] = []
     top = ConfigSection(file, (), problems)
     architecture = _architecture(top)
@@ -199,7 +201,7 @@ def read_model_config(file: JsonFile) -> ModelConfig:
         top.problem("text_config", "missing: this architecture keeps its text model's keys there")
         raise InputError(problems)
     section = ConfigSection(file, family.text_path, problems, family.defaults)
-    config = _read(architecture, family, top, section)
+    config = _read(architecture, family, top, section, formats)
     if problems:
         raise InputError(problems)
     return config
@@ -218,94 +220,84 @@ def _architecture(top: ConfigSection) -> str | None:
     return names[0]
 
 
-def _read(architecture: str, family: Family, top: ConfigSection, section: ConfigSection) -> ModelConfig:
+def _read(architecture: str, family: Family, top: ConfigSection, section: ConfigSection,
+          formats: tuple[WeightFormat, ...]) -> ModelConfig:
     """The config's values; a field is None where its key has a problem (noted in ``section``)."""
     hidden = section.size("hidden_size")
     heads = section.size("num_attention_heads")
     count = section.size("num_hidden_layers")
     kinds = _layer_kinds(family, section, count) if count else None
-    latent = _latent(section) if kinds and LATENT in kinds else None
-    kv_heads = _kv_heads(section, heads) if latent is None else heads
+    present = tuple(dict.fromkeys(kinds or ()))
+    latent = _latent(section) if LatentAttention in present else None
+    per_head = any(kind.projects_kv_heads for kind in present)
+    kv_heads = _kv_heads(section, heads) if per_head else None
+    head_dim = _head_dim(section, hidden, heads) if per_head else None
     return ModelConfig(
         architecture=architecture, family=family, hidden_size=hidden, attention_heads=heads, kv_heads=kv_heads,
-        head_dim=_head_dim(section, hidden, heads) if latent is None else None,
-        vocab_size=section.size("vocab_size"), max_context=section.size("max_position_embeddings"),
+        head_dim=head_dim, vocab_size=section.size("vocab_size"), max_context=section.size("max_position_embeddings"),
         intermediate_size=section.size("intermediate_size"), layer_kinds=kinds or (),
-        window=section.size("sliding_window") if kinds and SLIDING in kinds else None,
+        layer_fields=tuple(_fields(section, kind, {"num_key_value_heads": kv_heads, "head_dim": head_dim})
+                           for kind in present),
         tied_embeddings=section.flag("tie_word_embeddings", family.tied_default),
         attention_bias=section.flag("attention_bias", False),
         experts=_experts(section, count), latent=latent,
-        linear=_linear(section) if kinds and LINEAR in kinds else None,
         stored_dtype=top.text("torch_dtype", None) or section.text("torch_dtype", None),
         quantized=top.given("quantization_config"),
-        native_format=_native_format(top, section))
+        native_format=_native_format(top, section, formats))
 
 
-DTYPE_FORMATS = {"bfloat16": "bf16", "float16": "fp16", "float32": "fp32"}
-"""torch_dtype -> the weight format of a checkpoint stored unquantized."""
-
-
-def _native_format(top: ConfigSection, section: ConfigSection) -> str | None:
-    """The format the checkpoint's weights are stored in: its quantization_config's method where it has one
-    (QUANTIZED_FORMATS), else its torch_dtype."""
+def _native_format(top: ConfigSection, section: ConfigSection, formats: tuple[WeightFormat, ...]) -> str | None:
+    """The format of ``formats`` the checkpoint's weights are stored in, by the ``checkpoint`` each format says a
+    config names it with (data/weight_formats.yaml): its quantization_config where it has one, else its torch_dtype.
+    None where the config does not say, or the site has no weight formats to name."""
+    if not formats:
+        return None
     if top.given("quantization_config"):
         quantization = top.value["quantization_config"]
         if not isinstance(quantization, dict):
             top.problem("quantization_config", "must be a mapping (a quant_method and its settings)")
             return None
-        return _quantized_format(top, quantization)
+        return _quantized_format(top, quantization, formats)
     dtype = top.text("torch_dtype", None) or section.text("torch_dtype", None)
     if dtype is None:
         return None  # not stated (or a bad value, already a problem): the entry names no native format
-    if dtype not in DTYPE_FORMATS:
-        top.problem("torch_dtype", f"unknown dtype {dtype!r} (known: {', '.join(DTYPE_FORMATS)})")
+    named = {weight_format.checkpoint.torch_dtype: weight_format.id for weight_format in formats
+             if weight_format.checkpoint and weight_format.checkpoint.torch_dtype}
+    if dtype not in named:
+        top.problem("torch_dtype", f"unknown dtype {dtype!r} (known: {', '.join(named)})")
         return None
-    return DTYPE_FORMATS[dtype]
+    return named[dtype]
 
 
-def _quantized_format(top: ConfigSection, quantization: dict) -> str | None:
+def _quantized_format(top: ConfigSection, quantization: dict, formats: tuple[WeightFormat, ...]) -> str | None:
     method = quantization.get("quant_method")
-    for rule in QUANTIZED_FORMATS:
-        if rule.method == method and rule.matches(quantization):
-            return rule.format_id
-    known = sorted({rule.describe() for rule in QUANTIZED_FORMATS})
+    quantized = [weight_format for weight_format in formats
+                 if weight_format.checkpoint and weight_format.checkpoint.quant_method]
+    for weight_format in quantized:
+        checkpoint = weight_format.checkpoint
+        if checkpoint.quant_method == method and all(quantization.get(key) == value
+                                                     for key, value in checkpoint.settings):
+            return weight_format.id
+    known = sorted({_described(weight_format) for weight_format in quantized})
     top.problem("quantization_config", f"quant_method {method!r} with these settings is not a known weight format "
                                        f"(known: {'; '.join(known)})")
     return None
 
 
-@dataclass(frozen=True)
-class QuantizedFormat:
-    """A quantization_config that names one weight format: its quant_method and the settings it must have."""
-
-    method: str
-    settings: tuple[tuple[str, object], ...]
-    format_id: str
-
-    def matches(self, quantization: dict) -> bool:
-        return all(quantization.get(key) == value for key, value in self.settings)
-
-    def describe(self) -> str:
-        shown = ", ".join(f"{key} {value!r}" for key, value in self.settings)
-        return f"{self.method}{' (' + shown + ')' if shown else ''} -> {self.format_id}"
+def _described(weight_format: WeightFormat) -> str:
+    checkpoint = weight_format.checkpoint
+    shown = ", ".join(f"{key} {value!r}" for key, value in checkpoint.settings)
+    return f"{checkpoint.quant_method}{' (' + shown + ')' if shown else ''} -> {weight_format.id}"
 
 
-QUANTIZED_FORMATS = (
-    # deepseek-ai/DeepSeek-V3 config.json: {"quant_method": "fp8", "fmt": "e4m3", "weight_block_size": [128, 128]}
-    QuantizedFormat("fp8", (("weight_block_size", [128, 128]),), "fp8-block"),
-    QuantizedFormat("fp8", (("weight_block_size", None),), "fp8"),
-    # openai/gpt-oss-120b config.json: {"quant_method": "mxfp4", "modules_to_not_convert": [...]}
-    QuantizedFormat("mxfp4", (), "mxfp4"),
-    # AutoGPTQ / AutoAWQ checkpoints: {"quant_method": "gptq"|"awq", "bits": 4, "group_size": 128}
-    QuantizedFormat("gptq", (("bits", 4), ("group_size", 128)), "gptq-int4"),
-    QuantizedFormat("awq", (("bits", 4), ("group_size", 128)), "awq-int4"),
-    # transformers BitsAndBytesConfig as saved: load_in_4bit, bnb_4bit_quant_type "nf4", double quantization
-    QuantizedFormat("bitsandbytes", (("load_in_4bit", True), ("bnb_4bit_quant_type", "nf4"),
-                                     ("bnb_4bit_use_double_quant", True)), "bnb-nf4"),
-)
+def _fields(section: ConfigSection, kind: type[LayerKind], shape: dict) -> LayerFields:
+    """The kind's fields, each from its config key; the KV heads and head dimension as the model's shape has them
+    (checked and derived once for every kind that has them)."""
+    return LayerFields(kind, {field: shape[key] if key in shape else section.size(key)
+                              for field, key in kind.config_keys.items()})
 
 
-def _layer_kinds(family: Family, section: ConfigSection, count: int) -> tuple[str, ...] | None:
+def _layer_kinds(family: Family, section: ConfigSection, count: int) -> Kinds | None:
     """Each layer's kind: from ``layer_types`` where the config has it, else by the family's rule."""
     if family.reads_layer_types:
         types = section.text_list("layer_types")
@@ -314,7 +306,7 @@ def _layer_kinds(family: Family, section: ConfigSection, count: int) -> tuple[st
     return family.layer_rule(section, count)
 
 
-def _from_layer_types(section: ConfigSection, types: list[str], count: int) -> tuple[str, ...] | None:
+def _from_layer_types(section: ConfigSection, types: list[str], count: int) -> Kinds | None:
     if len(types) != count:
         section.problem("layer_types", f"lists {len(types)} layers, but num_hidden_layers is {count}")
         return None
@@ -347,17 +339,9 @@ def _head_dim(section: ConfigSection, hidden: int | None, heads: int | None) -> 
     return None
 
 
-def _latent(section: ConfigSection) -> Latent:
-    return Latent(q_lora_rank=section.size("q_lora_rank", None), kv_lora_rank=section.size("kv_lora_rank"),
-                  nope_head_dim=section.size("qk_nope_head_dim"), rope_head_dim=section.size("qk_rope_head_dim"),
-                  v_head_dim=section.size("v_head_dim"))
-
-
-def _linear(section: ConfigSection) -> LinearAttention:
-    return LinearAttention(
-        key_heads=section.size("linear_num_key_heads"), value_heads=section.size("linear_num_value_heads"),
-        key_head_dim=section.size("linear_key_head_dim"), value_head_dim=section.size("linear_value_head_dim"),
-        conv_kernel=section.size("linear_conv_kernel_dim"))
+def _latent(section: ConfigSection) -> LatentProjections:
+    return LatentProjections(q_lora_rank=section.size("q_lora_rank", None),
+                             nope_head_dim=section.size("qk_nope_head_dim"), v_head_dim=section.size("v_head_dim"))
 
 
 EXPERT_COUNT_KEYS = ("num_local_experts", "num_experts", "n_routed_experts")

@@ -28,9 +28,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..calc.layers import LatentAttention, LinearAttention
 from ..errors import InputError, Problem
 from ..load.model import ParameterClasses
-from .hf_config import FULL, LATENT, LINEAR, SLIDING, Experts, ModelConfig
+from .hf_config import Experts, LayerFields, ModelConfig
 from .json_file import JsonFile
 
 DTYPE_BYTES = {"float32": 4, "bfloat16": 2, "float16": 2}
@@ -55,7 +56,8 @@ def tensor_classes(config: ModelConfig) -> ParameterClasses:
     return ParameterClasses(
         embedding=embeddings,
         output_head=0 if config.tied_embeddings else embeddings,
-        attention=sum(_attention(config, kind) for kind in config.layer_kinds),
+        attention=sum(_attention(config, group) * config.layer_kinds.count(group.kind)
+                      for group in config.layer_fields),
         dense_mlp=_dense_mlps(config),
         experts=moe_layers * experts.total * _gated_mlp(config, experts.size) if experts else 0,
         experts_active=moe_layers * experts.active * _gated_mlp(config, experts.size) if experts else 0,
@@ -65,14 +67,13 @@ def tensor_classes(config: ModelConfig) -> ParameterClasses:
         other=layers * config.family.norms_per_layer * hidden + hidden)  # the final norm
 
 
-def _attention(config: ModelConfig, kind: str) -> int:
-    if kind in (FULL, SLIDING):
+def _attention(config: ModelConfig, group: LayerFields) -> int:
+    """The attention parameters of one layer of the group's kind: projections per KV head, or the kind's own."""
+    if group.kind.projects_kv_heads:
         return _grouped_query_attention(config)
-    if kind == LATENT:
-        return _latent_attention(config)
-    if kind == LINEAR:
-        return _gated_delta_net(config)
-    raise ValueError(f"no parameter rule for {kind} layers")
+    if group.kind in OWN_PROJECTIONS:
+        return OWN_PROJECTIONS[group.kind](config, group.fields)
+    raise ValueError(f"no parameter rule for {group.kind.kind} layers")
 
 
 def _grouped_query_attention(config: ModelConfig) -> int:
@@ -89,31 +90,37 @@ def _grouped_query_attention(config: ModelConfig) -> int:
     return weights + biases + norms + sinks
 
 
-def _latent_attention(config: ModelConfig) -> int:
+def _latent_attention(config: ModelConfig, fields: dict) -> int:
     """DeepSeek-V3: queries through a low-rank q_lora_rank (with its norm), keys and values through one
     compressed latent of kv_lora_rank plus a shared RoPE key, then expanded per head."""
     latent, hidden, heads = config.latent, config.hidden_size, config.attention_heads
-    query_width = heads * (latent.nope_head_dim + latent.rope_head_dim)
+    rank, rope_head_dim = fields["kv_lora_rank"], fields["rope_head_dim"]
+    query_width = heads * (latent.nope_head_dim + rope_head_dim)
     if latent.q_lora_rank:
         queries = hidden * latent.q_lora_rank + latent.q_lora_rank + latent.q_lora_rank * query_width
     else:
         queries = hidden * query_width
-    compressed = hidden * (latent.kv_lora_rank + latent.rope_head_dim) + latent.kv_lora_rank
-    expanded = latent.kv_lora_rank * heads * (latent.nope_head_dim + latent.v_head_dim)
+    compressed = hidden * (rank + rope_head_dim) + rank
+    expanded = rank * heads * (latent.nope_head_dim + latent.v_head_dim)
     output = heads * latent.v_head_dim * hidden
     return queries + compressed + expanded + output
 
 
-def _gated_delta_net(config: ModelConfig) -> int:
+def _gated_delta_net(config: ModelConfig, fields: dict) -> int:
     """Qwen3-Next's linear attention: one projection to q, k, v and the gate z, one to the decay terms b and
     a, a depthwise convolution over q, k and v, per value head a time step bias and a decay, a gated norm of
     one value head, and the output projection."""
-    linear, hidden = config.linear, config.hidden_size
-    keys, values = linear.key_heads * linear.key_head_dim, linear.value_heads * linear.value_head_dim
-    projections = hidden * (2 * keys + 2 * values) + hidden * 2 * linear.value_heads
-    convolution = (2 * keys + values) * linear.conv_kernel
-    per_head = 2 * linear.value_heads
-    return projections + convolution + per_head + linear.value_head_dim + values * hidden
+    hidden = config.hidden_size
+    keys = fields["key_heads"] * fields["key_head_dim"]
+    values = fields["value_heads"] * fields["value_head_dim"]
+    projections = hidden * (2 * keys + 2 * values) + hidden * 2 * fields["value_heads"]
+    convolution = (2 * keys + values) * fields["conv_kernel"]
+    per_head = 2 * fields["value_heads"]
+    return projections + convolution + per_head + fields["value_head_dim"] + values * hidden
+
+
+OWN_PROJECTIONS = {LatentAttention: _latent_attention, LinearAttention: _gated_delta_net}
+"""The kinds whose layers are not projected per KV head, each with the count of its layers' own projections."""
 
 
 def _dense_mlps(config: ModelConfig) -> int:

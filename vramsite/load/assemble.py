@@ -17,8 +17,11 @@ from ..errors import InputError, Problem
 from .model import (
     Adapter,
     CatalogueModel,
+    Checkpoint,
     Experts,
     LayerGroup,
+    LogNames,
+    OlderLogs,
     ModelSource,
     ParameterClasses,
     ParamsFrom,
@@ -135,6 +138,25 @@ def load_measurement(path: Path, data: SiteData, shown: str | None = None) -> Me
     return measurement
 
 
+def load_weight_formats(root: Path, shown_root: str | None = None, data_dir: str = "data") -> tuple[WeightFormat, ...]:
+    """The site's data/weight_formats.yaml alone, read and checked as ``load_site`` does; () where it has none."""
+    path = root / data_dir / "weight_formats.yaml"
+    if not path.exists():
+        return ()
+    documents: dict[str, YamlDocument] = {}
+    problems: list[Problem] = []
+    shown = f"{data_dir}/weight_formats.yaml"
+    _read_one(path, f"{shown_root}/{shown}" if shown_root else shown, "weight_formats.schema.json", "weight_formats",
+              documents, problems)
+    if problems:
+        raise InputError(problems)
+    checker = _Checker(documents)
+    formats = checker.weight_formats()
+    if checker.problems:
+        raise InputError(checker.problems)
+    return formats
+
+
 def _read_one(path: Path, shown: str, schema: str, name: str, documents: dict, problems: list) -> None:
     """Parse and check one file; a valid one joins ``documents`` under ``name``, a broken one adds its problems."""
     try:
@@ -195,7 +217,9 @@ class _Checker:
         return SiteData(site, models, gpus, precisions, inference, finetune, methods, lookup, pricing, discounts,
                         catalogue, kv_precisions, measurements, weight_formats, engines=engines,
                         offered_formats=self.offered_formats(weight_formats),
-                        engine_logs=self.engine_logs(gpus, catalogue, weight_formats, engines))
+                        assumed_native_format=self.assumed_native(catalogue, weight_formats),
+                        engine_logs=self.engine_logs(gpus, catalogue, weight_formats, engines),
+                        engine_log_names=self.engine_log_names(engines))
 
     def site(self) -> SiteConfig:
         raw = self.docs["site"].value
@@ -374,8 +398,10 @@ class _Checker:
         self.unique("weight_formats", ("storage",), raw["storage"], "id")
         self.unique("weight_formats", ("formats",), raw["formats"], "id")
         storage = self.storage_types(raw["storage"])
-        return tuple(self.weight_format(item, ("formats", index), storage)
-                     for index, item in enumerate(raw["formats"]))
+        formats = tuple(self.weight_format(item, ("formats", index), storage)
+                        for index, item in enumerate(raw["formats"]))
+        self.check_checkpoints(formats)
+        return formats
 
     def engine_logs(self, gpus, catalogue, formats, engines) -> tuple[EngineLog, ...]:
         """data/engine_logs.yaml: each log's engine, weight format and catalogue model named in the data; its card
@@ -402,6 +428,31 @@ class _Checker:
         self.unique("engine_logs", ("cases",), self.docs["engine_logs"].value["cases"], "id")
         return tuple(found)
 
+    def engine_log_names(self, engines: Engines | None) -> tuple[LogNames, ...]:
+        """data/engine_logs.yaml ``engines``: each an engine of data/engines.yaml, one for every engine a case names."""
+        if "engine_logs" not in self.docs:
+            return ()
+        raw = self.docs["engine_logs"].value
+        known = [engine.id for engine in engines.engines] if engines else []
+        found = []
+        for engine_id, item in raw["engines"].items():
+            if engine_id not in known:
+                self.problem("engine_logs", ("engines", engine_id),
+                             f"unknown engine {engine_id!r} (known: {', '.join(known)})")
+            versions, older = item.get("versions"), item.get("older")
+            found.append(LogNames(
+                engine_id, item["kv_cache"], item["context"], item.get("sequences"),
+                tuple(item.get("settings", {}).items()), item.get("whole_model_weights", False),
+                (versions["from"], versions["before"]) if versions else None,
+                OlderLogs(older["before"], older["line"], tuple((name, _dec(value))
+                                                                for name, value in older["settings"].items()))
+                if older else None))
+        for index, case in enumerate(raw["cases"]):
+            if case["engine"] in known and case["engine"] not in raw["engines"]:
+                self.problem("engine_logs", ("cases", index, "engine"),
+                             f"engine {case['engine']!r} has no entry in engines: say how its logs name its settings")
+        return tuple(found)
+
     def offered_formats(self, formats: tuple[WeightFormat, ...]) -> tuple[str, ...]:
         """weight_formats.yaml ``offered``: ids of its formats."""
         if "weight_formats" not in self.docs:
@@ -413,6 +464,22 @@ class _Checker:
                 self.problem("weight_formats", ("offered", index),
                              f"unknown weight format {format_id!r} (known: {', '.join(known)})")
         return offered
+
+    def assumed_native(self, catalogue: tuple[CatalogueModel, ...], formats: tuple[WeightFormat, ...]) -> str | None:
+        """weight_formats.yaml ``assumed_native``: a format's id, which every model naming no native format needs."""
+        if "weight_formats" not in self.docs:
+            return None
+        assumed = self.docs["weight_formats"].value.get("assumed_native")
+        known = [weight_format.id for weight_format in formats]
+        if assumed is not None and assumed not in known:
+            self.problem("weight_formats", ("assumed_native",),
+                         f"unknown weight format {assumed!r} (known: {', '.join(known)})")
+        if assumed is None:
+            for index, model in enumerate(catalogue):
+                if model.native_format is None:
+                    self.problem("catalogue", ("models", index),
+                                 "names no native_format, and data/weight_formats.yaml assumes none (assumed_native)")
+        return assumed
 
     def storage_types(self, raw: list[dict]) -> dict[str, Storage]:
         """Each storage by id, its fallback resolved (a fallback names a storage listed before it)."""
@@ -449,7 +516,32 @@ class _Checker:
                                rule.get("layers", "all"), rule.get("when", {}).get("experts"),
                                rule.get("when", {}).get("layers"))
                       for index, rule in enumerate(item.get("rules", ())))
-        return WeightFormat(item["id"], item["name"], tensors, rules, item.get("requires_feature"), item["source"])
+        return WeightFormat(item["id"], item["name"], tensors, rules, item.get("requires_feature"), item["source"],
+                            self.checkpoint(item.get("checkpoint"), path + ("checkpoint",)))
+
+    def checkpoint(self, item: dict | None, path: tuple) -> Checkpoint | None:
+        """How a config names a checkpoint in the format: a torch_dtype, or a quant_method with its settings."""
+        if item is None:
+            return None
+        if ("torch_dtype" in item) == ("quant_method" in item):
+            self.problem("weight_formats", path, "give a torch_dtype or a quant_method (with its settings), not both")
+        elif "settings" in item and "torch_dtype" in item:
+            self.problem("weight_formats", path + ("settings",), "settings belong to a quant_method")
+        return Checkpoint(item.get("torch_dtype"), item.get("quant_method"), tuple(item.get("settings", {}).items()),
+                          item["source"])
+
+    def check_checkpoints(self, formats: tuple[WeightFormat, ...]) -> None:
+        """No two formats are named by the same config: the importer could not tell which a checkpoint is in."""
+        seen: dict[tuple, str] = {}
+        for index, weight_format in enumerate(formats):
+            checkpoint = weight_format.checkpoint
+            if checkpoint is None:
+                continue
+            named = (checkpoint.torch_dtype, checkpoint.quant_method, repr(sorted(checkpoint.settings)))
+            if named in seen:
+                self.problem("weight_formats", ("formats", index, "checkpoint"),
+                             f"a config that names this format names {seen[named]!r} too")
+            seen.setdefault(named, weight_format.id)
 
     def check_native_formats(self, catalogue: tuple[CatalogueModel, ...], formats: tuple[WeightFormat, ...]) -> None:
         """A model's native format names a format of data/weight_formats.yaml, where the site has that file."""

@@ -300,7 +300,7 @@ class LayerGroup:
     """Layers of one kind and one shape, as data/catalogue.yaml lists them.
 
     ``sizes`` holds the kind's own fields (kv_heads, window, kv_lora_rank, ...);
-    the calculation gives each kind its meaning (calc/attention.py).
+    the calculation gives each kind its meaning (calc/layers/).
     """
 
     kind: str
@@ -426,6 +426,18 @@ class PartRule:
 
 @hashed_once
 @dataclass(frozen=True)
+class Checkpoint:
+    """How a Hugging Face config.json says its checkpoint is stored in a format (``build.py model add``): its
+    ``torch_dtype``, or its quantization_config's ``quant_method`` with the settings it must have (a None value:
+    the config must not set that key)."""
+
+    torch_dtype: str | None
+    quant_method: str | None
+    settings: tuple[tuple[str, object], ...]
+    source: str
+
+
+@dataclass(frozen=True)
 class WeightFormat:
     """A format a model's weights are stored in: the storage of each tensor class, and its rules."""
 
@@ -436,6 +448,7 @@ class WeightFormat:
     rules: tuple[PartRule, ...] = ()
     requires_feature: str | None = None
     source: str = field(default="", compare=False)
+    checkpoint: Checkpoint | None = field(default=None, compare=False)
 
     def storage(self, tensor_class: str) -> Storage:
         return dict(self.tensors)[tensor_class]
@@ -615,6 +628,11 @@ class Engine:
     def loads(self, format_id: str) -> bool:
         return format_id in self.weight_formats
 
+    @property
+    def default_kv_format(self) -> str:
+        """The KV cache format it keeps unless told otherwise: the first it lists."""
+        return self.kv_cache_formats[0][0]
+
     def runs_on(self, stack: str) -> bool:
         return stack in self.stacks
 
@@ -690,6 +708,36 @@ class EngineLog:
 
 
 @dataclass(frozen=True)
+class OlderLogs:
+    """Logs of an engine before a version (or, giving none, with a logged line only those print): the settings it
+    then ran with."""
+
+    before: str
+    line: str
+    settings: tuple[tuple[str, Decimal], ...]
+
+
+@dataclass(frozen=True)
+class LogNames:
+    """How data/engine_logs.yaml records one engine's settings: in the engine's own names."""
+
+    engine: str
+    kv_cache: str
+    """the setting naming the KV cache format (data/engines.yaml kv_cache_formats' names)"""
+    context: str
+    """the setting saying the tokens the cache was sized for (an engine sizing it to the request: all sequences')"""
+    sequences: str | None = None
+    """the setting saying the sequences the cache was sized for; one where None"""
+    settings: tuple[tuple[str, str], ...] = ()
+    """(the engine's name, the name data/engines.yaml models the setting by), where they differ"""
+    whole_model_weights: bool = False
+    """the engine logs the weights of the whole model, not of one card"""
+    versions: tuple[str, str] | None = None
+    """(from, before): the versions whose budget data/engines.yaml models"""
+    older: OlderLogs | None = None
+
+
+@dataclass(frozen=True)
 class SiteData:
     """Everything in a site's data/ folder, checked and cross-referenced."""
 
@@ -712,8 +760,12 @@ class SiteData:
     weight_formats: tuple[WeightFormat, ...] = ()
     """The formats of data/weight_formats.yaml (none where the site has no such file)."""
     offered_formats: tuple[str, ...] = ()
+    assumed_native_format: str | None = None
+    """The format a catalogue model that names none ships in (weight_formats.yaml assumed_native)."""
     engine_logs: tuple[EngineLog, ...] = ()
     """The published engine logs of data/engine_logs.yaml (none where the site has no such file)."""
+    engine_log_names: tuple[LogNames, ...] = ()
+    """How data/engine_logs.yaml records each engine's settings."""
     """The format ids the model pages and the calculator offer after a model's own (weight_formats.yaml offered)."""
     engines: Engines | None = None
     """The serving engines of data/engines.yaml (None where the site has no such file)."""
@@ -726,6 +778,14 @@ class SiteData:
 
     def catalogue_model(self, model_id: str) -> CatalogueModel:
         return _by_id(self.catalogue, model_id, "catalogue model")
+
+    def log_names(self, engine_id: str) -> LogNames:
+        """How data/engine_logs.yaml records the engine's settings."""
+        for names in self.engine_log_names:
+            if names.engine == engine_id:
+                return names
+        known = tuple(names.engine for names in self.engine_log_names)
+        raise UnknownId("engine of data/engine_logs.yaml", engine_id, known)
 
     def weight_format(self, format_id: str) -> WeightFormat:
         return _by_id(self.weight_formats, format_id, "weight format")

@@ -7,9 +7,9 @@ from decimal import Decimal
 
 from ..calc.engines import engine_by_id
 from ..calc.figure import MEMORY, Figure, given
-from ..calc.serving import verdict
-from ..calc.weight_formats import format_by_id
-from ..load.model import SiteData, WeightFormat
+from ..calc.serving import serving_engine, verdict
+from ..calc.weight_formats import format_by_id, native_format
+from ..load.model import CatalogueModel, SiteData, WeightFormat
 
 NATIVE = "native"
 """--weights native: the format the model's checkpoint ships in (the catalogue's native_format)."""
@@ -22,7 +22,8 @@ class PlanRequest:
     memory_gib: Decimal | None
     cards: int
     weights: str
-    kv_cache: str
+    kv_cache: str | None
+    """None: the engine's own (the first KV cache format it lists in data/engines.yaml)."""
     engine: str | None
     """None: the default engine of data/engines.yaml."""
     context: int
@@ -36,6 +37,7 @@ class PlanAnswer:
     model: str
     card: str
     weights: str
+    kv_cache: str
     engine: str
     context: int
     weights_gib: Figure
@@ -53,18 +55,20 @@ def plan(data: SiteData, request: PlanRequest) -> PlanAnswer:
     ids for an unknown model, card, format, engine or KV cache format."""
     model = data.catalogue_model(request.model)
     card = data.gpu(request.gpu) if request.gpu is not None else None
-    weight_format = _weight_format(data, model.native_format, request.weights)
-    engine = engine_by_id(data.engines, request.engine) if request.engine else None
+    weight_format = _weight_format(data, model, request.weights)
+    engine = engine_by_id(data.engines, request.engine) if request.engine else serving_engine(data.engines,
+                                                                                               weight_format)
+    kv_cache = request.kv_cache or engine.default_kv_format
     memory = card if card is not None else given(request.memory_gib, "GiB", MEMORY, "memory per card")
     answer = verdict(data.engines, model, weight_format, memory, request.cards, request.context, request.sequences,
-                     request.kv_cache, engine, request.settings)
+                     kv_cache, engine, request.settings)
     return PlanAnswer(request, model.id, card.id if card else f"{request.memory_gib} GiB", weight_format.id,
-                      answer.engine.id, request.context, answer.weights_gib, answer.kv_cache_gib, answer.kv_tokens,
+                      kv_cache, answer.engine.id, request.context, answer.weights_gib, answer.kv_cache_gib, answer.kv_tokens,
                       answer.starts, answer.fits, answer.headroom_gib, answer.reason,
                       answer.budget.settings if answer.budget else request.settings)
 
 
-def _weight_format(data: SiteData, native: str | None, wanted: str) -> WeightFormat:
+def _weight_format(data: SiteData, model: CatalogueModel, wanted: str) -> WeightFormat:
     if wanted != NATIVE:
         return format_by_id(data.weight_formats, wanted)
-    return format_by_id(data.weight_formats, native or "bf16")
+    return native_format(data, model)

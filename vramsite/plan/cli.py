@@ -31,14 +31,17 @@ def add_plan_command(commands, site_option: Callable, debug_option: Callable) ->
     plan.add_argument("--gpus", type=_positive_int, default=1, metavar="N",
                       help="cards splitting the model by tensor (default: 1)")
     plan.add_argument("--weights", default="native", metavar="FORMAT",
-                      help="a format of data/weight_formats.yaml (bf16, fp8, mxfp4, bnb-nf4, gguf-q4_k_m, ...), or "
-                           "native: the format the checkpoint ships in (the default)")
-    plan.add_argument("--kv-cache", default="bf16", metavar="FORMAT",
-                      help="the KV cache format: bf16 (the default), fp8, q8_0, q4_0, as the engine accepts them")
+                      help="an id of a format of data/weight_formats.yaml, or native: the format the checkpoint ships "
+                           "in (the default)")
+    plan.add_argument("--kv-cache", metavar="FORMAT",
+                      help="a KV cache format of data/engines.yaml the engine stores (default: the engine's own, the "
+                           "first it lists)")
     plan.add_argument("--engine", metavar="ENGINE",
-                      help="vllm, sglang, trtllm or llama.cpp (default: data/engines.yaml's default_engine)")
+                      help="an id of an engine of data/engines.yaml (default: the format's, as the pages name it: "
+                           "default_engine where it loads the format)")
     plan.add_argument("--gpu-memory-utilization", type=_positive_decimal, metavar="U",
-                      help="vLLM's share of the card's memory (default: the engine's, 0.9)")
+                      help="the engine's gpu_memory_utilization setting: its share of the card's memory (default: "
+                           "its default in data/engines.yaml)")
     plan.add_argument("--context", type=_positive_int, metavar="N",
                       help="the longest sequence, in tokens (default: data/sizing.yaml's context_tokens)")
     plan.add_argument("--sequences", type=_positive_int, default=1, metavar="B",
@@ -81,7 +84,7 @@ def as_json(answer) -> dict:
     request = answer.request
     fields = {
         "model": answer.model, "card": answer.card, "gpus": request.cards, "weights": answer.weights,
-        "kv_cache": request.kv_cache, "engine": answer.engine, "context": answer.context,
+        "kv_cache": answer.kv_cache, "engine": answer.engine, "context": answer.context,
         "sequences": request.sequences, "settings": {name: _plain_number(value) for name, value in answer.settings},
         "weights_gib": gib(answer.weights_gib), "kv_cache_gib": gib(answer.kv_cache_gib),
         "kv_tokens": None if answer.kv_tokens is None else int(answer.kv_tokens.value),

@@ -17,8 +17,8 @@ PAST_MAXIMUM = "past the model’s maximum"
 
 def layer_kinds(model: CatalogueView) -> Cell:
     """'full, sliding window' and 'mixture of experts': the kinds of layers a model has, in its order."""
-    kinds = tuple(dict.fromkeys(group.kind for group in model.model.layers))
-    names = Names(tuple(Msg.of(f"layers:{kind}") for kind in kinds))
+    kinds = tuple(dict.fromkeys(type(group) for group in model.layers))
+    names = Names(tuple(Msg.of(kind.words) for kind in kinds))
     return Cell(names, sub=Msg.of("mixture of experts") if model.experts else None)
 
 
