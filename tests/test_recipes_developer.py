@@ -19,6 +19,7 @@ from pathlib import Path
 
 import yaml
 
+from calculator_support import NODE, run_node
 from cli_support import ROOT
 
 ENGINE = ("vramsite", "build.py", "data", "content", "templates", "locales")
@@ -170,6 +171,13 @@ def test_add_a_layer_kind(tmp_path):
     assert "chunked attention per token" in (out / "en" / "models" / "toy-chunked.html").read_text(encoding="utf-8")
     assert "分块注意力" in (out / "zh-cn" / "models" / "index.html").read_text(encoding="utf-8")
     assert "chunked attention" in (out / "en" / "models" / "index.html.md").read_text(encoding="utf-8")
+    if NODE:  # the in-page calculator sizes it from the formulas the build hands its script
+        data = {**json.loads((out / "data" / "en" / "calculator.json").read_text(encoding="utf-8")), "rooms": {}}
+        state = {"model": "toy-chunked", "method": "inference", "precision": "bf16", "kv_precision": "bf16",
+                 "context": 32768, "batch": 1, "format": "bf16", "engine": None, "card": None}
+        answer = run_node(data, [state])[0]
+        assert answer["per_token"]["value"] == f"{8 * per_layer:,} bytes"
+        assert answer["lines"][1]["explain"] == f"{(6 * 8192 + 2 * 32768) * per_layer:,} bytes × 1 sequence = 0.5 GB"
 
 
 # -- Add a weight format --------------------------------------------------------------------------------------------
