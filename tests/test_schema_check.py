@@ -20,7 +20,8 @@ ROOT = Path(__file__).resolve().parent.parent
 SITES = (ROOT, ROOT / "sites" / "quick")
 FILES = [(site, f"data/{name}.yaml", f"{name}.schema.json")
          for site in SITES
-         for name in ("site", "models", "gpus", "prices", "discounts", "sizing", "catalogue", "weight_formats", "engines")
+         for name in ("site", "models", "gpus", "prices", "discounts", "sizing", "catalogue", "weight_formats", "engines",
+                     "engine_logs")
          if (site / "data" / f"{name}.yaml").is_file()]
 FILES += [(site, "content/pages.yaml", "pages.schema.json") for site in SITES]
 FILES += [(site, f"data/measurements/{run.name}", "measurements.schema.json")

@@ -53,9 +53,6 @@ from ..tables.guide import method_label
 from .calculator import SERVING_FOLDER, calculator_block, calculator_data, calculator_path
 from .charts import chart_file, chart_title
 from .derivation import explain
-from .fast_tables import LOOKUP_CELLS as FAST_LOOKUP_CELLS
-from .fast_tables import TABLES as FAST_TABLES
-from .fast_tables import partial_is_specified
 from .format import MONEY_PERIODS, Formatter
 from .i18n import Catalog
 from .inline import HTML, MD, InlineRenderer
@@ -142,21 +139,14 @@ class Scope:
         return Markup(text.strip("\n"))
 
     def _draw_table(self, table) -> str:
-        """partials/table.<format> for ``table``: drawn in Python where the partial's source is the engine's."""
-        name = f"partials/table.{self.mode}"
-        if partial_is_specified(self.services.layout, name):
-            return FAST_TABLES[self.mode](table, self.inline, self.cell, self.download)
-        template = self.services.layout.get_template(name)
+        """``table`` as partials/table.<format> draws it (the site's own partial, else the engine's)."""
+        template = self.services.layout.get_template(f"partials/table.{self.mode}")
         return template.render(self.template_context(table=table, cell=self.cell))
 
     @cached_property
     def lookup_cell(self):
         """The lookup_cell macro of partials/lookup_cell.<format>: how this site words a lookup answer."""
-        name = f"partials/lookup_cell.{self.mode}"
-        if partial_is_specified(self.services.layout, name):
-            draw, pieces, gettext = FAST_LOOKUP_CELLS[self.mode], self.pieces, self.catalog.gettext
-            return lambda found: draw(found, pieces, gettext)
-        template = self.services.layout.get_template(name)
+        template = self.services.layout.get_template(f"partials/lookup_cell.{self.mode}")
         return template.make_module(self.template_context()).lookup_cell
 
     def cell(self, cell) -> Markup:
