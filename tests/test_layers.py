@@ -20,8 +20,9 @@ from cli_support import ROOT
 
 PACKAGE = ROOT / "vramsite"
 
-LAYERS = {"errors": 0, "layout": 0, "units": 0, "source_files": 0, "signed_cache": 0, "load": 1, "calc": 2, "facts": 3, "tables": 3,
-          "render": 4, "publish": 5, "listings": 5, "importers": 5, "measure": 5, "plan": 5, "cli": 6}
+LAYERS = {"errors": 0, "layout": 0, "units": 0, "source_files": 0, "signed_cache": 0, "page_collections": 1,
+          "load": 1, "calc": 2, "facts": 3, "tables": 3, "render": 4, "publish": 5, "changes": 5, "listings": 5,
+          "importers": 5, "measure": 5, "plan": 5, "cli": 6}
 """The layer of each part of the engine (vramsite/<part>): a module imports from its own layer or those below."""
 
 def module_name(path: Path) -> str:

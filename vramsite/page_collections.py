@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .calc.guide import Guide
     from .load.model import SiteData
 
 
@@ -38,7 +37,9 @@ class Collection:
     """The list of records in that file: "gpus"."""
     records: Callable[[SiteData], tuple]
     """The records, as the site's data holds them, in file order."""
-    view: Callable[[Guide, str], object]
+    view: Callable[[object, str], object]
+    """The record's view from the build's ``calc.Guide`` and the record's key (the guide is not named here: the
+    loader, below the calculation, reads the collections too)."""
     key: str = "id"
     """The field whose value is a record's key: in the file, and an attribute of each record."""
 

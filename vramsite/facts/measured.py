@@ -17,17 +17,21 @@ class Provenance(Facts):
     kernel and the day."""
 
     device: str
-    torch: str
-    transformers: str
+    software: tuple[str, ...]
+    """Each library the shapes were built with, as its name and version: "torch 2.11.0+cu130"."""
     weights: str
     attention: str
     date: str
 
 
+MODEL_LIBRARIES = ("torch", "transformers", "peft")
+"""The libraries a run's provenance names, of the software it records (the driver and CUDA are the card's)."""
+
+
 def provenance(run: MeasuredRun) -> Provenance:
     versions = dict(run.run.versions)
-    return Provenance(run.run.device_name, versions.get("torch", ""), versions.get("transformers", ""),
-                      run.run.weights, run.run.attention, run.run.date)
+    software = tuple(f"{name} {versions[name]}" for name in MODEL_LIBRARIES if name in versions)
+    return Provenance(run.run.device_name, software, run.run.weights, run.run.attention, run.run.date)
 
 
 @dataclass(frozen=True)
