@@ -65,6 +65,9 @@ CASES = [
         "data/prices.yaml", EDITED, "prices[a40].usd", "must be at most"),
     Bad("absurd memory", edit("data/gpus.yaml", "    memory_gb: 192\n", "    memory_gb: 1.92e+9\n"),
         "data/gpus.yaml", EDITED, "gpus[mi300x].memory_gb", "must be at most 4096"),
+    Bad("card launched before any GPU", edit("data/gpus.yaml", "    architecture: CDNA 3\n    launched: 2023\n",
+                                              "    architecture: CDNA 3\n    launched: 1923\n"),
+        "data/gpus.yaml", At("    launched: 1923"), "gpus[mi300x].launched", "must be at least 2000, got 1923"),
     # -- data/*.yaml: references between files
     Bad("duplicate card id", edit("data/gpus.yaml", "  - id: rtx-a5000\n", "  - id: rtx-3090\n"),
         "data/gpus.yaml", EDITED, "gpus[rtx-3090].id", "duplicate id 'rtx-3090' (first at line"),

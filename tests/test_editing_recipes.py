@@ -13,6 +13,8 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import subprocess
+import sys
 from decimal import Decimal
 from pathlib import Path
 
@@ -20,7 +22,7 @@ import pytest
 import yaml
 
 import data_edits as edits
-from cli_support import ROOT, copy_sources, run_cli
+from cli_support import ROOT, copy_sources, hashes, run_cli
 from site_invariants import Published, check_all
 from vramsite.calc import Guide
 from vramsite.load import load_site
@@ -516,6 +518,7 @@ GUIDE_SECTIONS = {
     "Add a language": ["add a language"],
     "Add a measurement": ["add a measurement"],
     "Add a page kind": ["add a page kind"],
+    "Add a card field": ["add a card field"],
 }
 """Each recipe section of docs/editing.md and the tests above that follow it."""
 
@@ -539,3 +542,115 @@ def test_the_guide_takes_a_price_list_dated_to_the_minute(tmp_path):
     assert build.returncode == 0, build.stderr
     assert "Prices updated December 1, 2026, 09:30 UTC." in (out / "en" / "vram.html.md").read_text(encoding="utf-8")
     assert "2026年12月1日 09:30 UTC" in (out / "zh-cn" / "vram.html.md").read_text(encoding="utf-8")
+
+
+# -- a developer's recipe: it edits the engine too ---------------------------------------------
+
+ENGINE_SOURCES = ("build.py", "vramsite", "data", "content", "templates", "locales")
+"""The engine with the main site (its data, content, templates and catalogs are the engine's own)."""
+
+
+def copy_engine(target: Path) -> Path:
+    target.mkdir(parents=True)
+    for name in ENGINE_SOURCES:
+        source = ROOT / name
+        if source.is_dir():
+            shutil.copytree(source, target / name, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy2(source, target / name)
+    return target
+
+
+def tree_hashes(root: Path) -> dict[str, str]:
+    return {path: digest for path, digest in hashes(root).items() if "__pycache__" not in path}
+
+
+def guide_section(title: str) -> str:
+    text = (ROOT / "docs" / "editing.md").read_text(encoding="utf-8")
+    found = re.search(rf"^## {re.escape(title)}\n(.*?)(?=^## )", text, re.M | re.S)
+    assert found, f"docs/editing.md has no section {title!r}"
+    return found[1]
+
+
+POWER_FIELD = """    CardField(key="power_w", view="power", figure=AsFigure("W", "count", "board power"),
+              label="Board power", catalogue=SHOWN, page=True, cell=FIGURE, numeric=True,
+              schema={"type": "integer", "minimum": 10, "maximum": 5000,
+                      "description": "Board power in watts: 10 to 5,000."}),
+"""
+
+
+def add_a_card_field(root: Path) -> dict:
+    """'Add a card field': board power, declared after stack, on two cards, as the guide's example has it."""
+    section = guide_section("Add a card field")
+    assert all(line.strip() in section for line in POWER_FIELD.splitlines()), "the guide's example is not the test's"
+    cards = root / "vramsite" / "load" / "cards.py"
+    text = cards.read_text(encoding="utf-8")
+    stack = re.search(r"^    CardField\(key=\"stack\".*?\),\n", text, re.M | re.S)
+    cards.write_text(text[:stack.end()] + POWER_FIELD + text[stack.end():], encoding="utf-8")
+    replace_once(root / "vramsite" / "load" / "model.py", "    launched: int | None = None\n",
+                 "    launched: int | None = None\n    power_w: int | None = None\n")
+    schema = subprocess.run([sys.executable, "-m", "vramsite.load.card_schema"], cwd=root, capture_output=True,
+                            text=True, timeout=60)
+    assert schema.returncode == 0, schema.stderr
+    gpus = root / "data" / "gpus.yaml"
+    replace_once(gpus, "#   stack            cuda or rocm\n",
+                 "#   stack            cuda or rocm\n#   power_w          board power in watts\n")
+    text = gpus.read_text(encoding="utf-8")
+    ids = re.findall(r"^  - id: (\S+)\n", text, re.M)
+    powered = {ids[0]: 750, ids[1]: 1000}
+    for card, watts in powered.items():
+        block = card_block(root, card)
+        replace_once(gpus, block, re.sub(r"^(    stack: .*\n)", rf"\1    power_w: {watts}\n", block, flags=re.M))
+    for language, word in (("en", "Board power"), ("zh_CN", "板卡功耗")):
+        edits.append(root / "locales" / language / "LC_MESSAGES" / "messages.po",
+                     f'\nmsgid "Board power"\nmsgstr "{word}"\n\nmsgid "{{n}} W"\nmsgstr "{{n}} W"\n')
+    return {"powered": powered, "bare": ids[2]}
+
+
+def test_add_a_card_field_touches_the_files_it_names_and_shows_where_declared(tmp_path):
+    root = copy_engine(tmp_path / "src")
+    before = tree_hashes(root)
+    edit = add_a_card_field(root)
+    changed = {path for path in set(before) | set(tree_hashes(root))
+               if before.get(path) != tree_hashes(root).get(path)}
+    named = set(re.findall(r"`((?:vramsite|data|locales)/[\w./-]+)`", guide_section("Add a card field")))
+    assert changed <= named, f"the recipe touched files it does not name: {sorted(changed - named)}"
+    assert {"vramsite/load/cards.py", "vramsite/load/model.py", "vramsite/schemas/gpus.schema.json",
+            "data/gpus.yaml"} <= changed
+
+    def run(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, str(root / "build.py"), *args], capture_output=True, text=True,
+                              cwd=root, timeout=300)
+
+    check = run("check", "--site", str(root), "--jobs", "1")
+    assert check.returncode == 0, check.stderr
+    out = tmp_path / "out"
+    build = run("build", "--site", str(root), "--out", str(out), "--jobs", "1")
+    assert build.returncode == 0, build.stderr
+
+    # The catalogue (SHOWN): a column on the page and in its downloads, in both languages.
+    for segment, label, watts in (("en", "Board power", "{n} W"), ("zh-cn", "板卡功耗", "{n} W")):
+        record = json.loads((out / "data" / segment / "catalogue.json").read_text(encoding="utf-8"))
+        columns = [column["key"] for column in record["columns"]]
+        assert columns[columns.index("stack") + 1] == "power_w"
+        assert record["columns"][columns.index("power_w")]["label"] == label
+        rows = {row["key"]: row["cells"]["power_w"] for row in record["rows"]}
+        for card, power in edit["powered"].items():
+            assert rows[card] == {"value": str(power), "exact": str(power), "unit": "W"}
+        assert rows[edit["bare"]] == {"text": "—"}
+        csv_header = (out / "data" / segment / "catalogue.csv").read_text(encoding="utf-8").splitlines()[0]
+        assert "power_w,power_w_exact,power_w_unit,power_w_text" in csv_header
+        page = (out / segment / "gpus" / "index.html").read_text(encoding="utf-8")
+        assert f"<th scope=\"col\"" in page and label in page
+    # The card's own page (page=True): a row of its specifications where the card has the value.
+    card, power = next(iter(edit["powered"].items()))
+    twin = (out / "en" / "gpus" / f"{card}.html.md").read_text(encoding="utf-8")
+    assert f"| Board power | {power} W |" in twin
+    specs = json.loads((out / "data" / "zh-cn" / f"specs-{card}.json").read_text(encoding="utf-8"))
+    assert {row["key"]: row["header"] for row in specs["rows"]}["power_w"] == "板卡功耗"
+    bare = json.loads((out / "data" / "en" / f"specs-{edit['bare']}.json").read_text(encoding="utf-8"))
+    assert "power_w" not in [row["key"] for row in bare["rows"]]
+    assert "Board power" not in (out / "en" / "gpus" / f"{edit['bare']}.html.md").read_text(encoding="utf-8")
+
+
+ENGINE_RECIPES = {"add a card field": add_a_card_field}

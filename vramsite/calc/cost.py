@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+from ..load.cards import card_entry
 from ..load.model import Discount, Gpu, Period, Pricing
 from . import rules
 from .figure import (
-    BANDWIDTH,
     COUNT,
     EFFICIENCY,
     FACTOR,
-    MEMORY,
     PERCENT,
     PRICE,
     RATE,
@@ -23,6 +22,8 @@ from .figure import (
     quotient,
 )
 
+MEMORY_GB = card_entry("memory_gb").figure
+BANDWIDTH_GBPS = card_entry("bandwidth_gbps").figure
 HOURS_PER_DAY = 24
 DAYS_PER_WEEK = 7
 
@@ -120,11 +121,13 @@ def gbps_per_usd(gpu: Gpu, pricing: Pricing) -> Figure | None:
 
 
 def card_memory(gpu: Gpu) -> Figure:
-    return given(gpu.memory_gb, "GB", MEMORY, "card memory")
+    """``memory_gb`` as load/cards.py declares its figure (GB)."""
+    return given(gpu.memory_gb, MEMORY_GB.unit, MEMORY_GB.kind, MEMORY_GB.label)
 
 
 def card_bandwidth(gpu: Gpu) -> Figure:
-    return given(gpu.bandwidth_gbps, "GB/s", BANDWIDTH, "bandwidth")
+    """``bandwidth_gbps`` as load/cards.py declares its figure (GB/s)."""
+    return given(gpu.bandwidth_gbps, BANDWIDTH_GBPS.unit, BANDWIDTH_GBPS.kind, BANDWIDTH_GBPS.label)
 
 
 def cheaper_by(cheap: Figure, dear: Figure) -> Figure:

@@ -23,6 +23,7 @@ from .lookup import Lookup, Market, lookup, ranked_card_offers, ranked_offers
 from . import serving
 from .serving import ServingChoice, Verdict, first_that_fits, verdict
 from .weight_formats import format_by_id
+from .card_view import GpuView
 
 
 
@@ -622,98 +623,3 @@ class CatalogueView:
         def need_on(cards: int) -> Figure:
             return self.need(method, cards).total
         return lookup(need_on(1), method, market or self.guide.market, need_on)
-
-
-class GpuView:
-    """One card, with its prices and derived figures."""
-
-    def __init__(self, guide: Guide, gpu: Gpu):
-        self.guide, self.gpu = guide, gpu
-
-    id = property(lambda self: self.gpu.id)
-    name = property(lambda self: self.gpu.name)
-    architecture = property(lambda self: self.gpu.architecture)
-    memory_type = property(lambda self: self.gpu.memory_type)
-    stack = property(lambda self: self.gpu.stack)
-    regions = property(lambda self: self.gpu.regions)
-    interconnect_kind = property(lambda self: self.gpu.interconnect.kind)
-
-    def has(self, feature: str) -> bool:
-        return feature in self.gpu.features
-
-    @property
-    def memory(self) -> Figure:
-        return cost.card_memory(self.gpu)
-
-    @property
-    def bandwidth(self) -> Figure:
-        return cost.card_bandwidth(self.gpu)
-
-    @property
-    def link(self) -> Figure:
-        return given(self.gpu.interconnect.gbps, "GB/s", "bandwidth", "card-to-card link")
-
-    @property
-    def launched(self) -> Figure | None:
-        return given(self.gpu.launched, "year", COUNT, "launched") if self.gpu.launched else None
-
-    @property
-    def power(self) -> Figure | None:
-        return given(self.gpu.power_w, "W", COUNT, "power") if self.gpu.power_w else None
-
-    @property
-    def stock(self) -> Figure | None:
-        counts = [region.stock for region in self.gpu.regions if region.stock is not None]
-        return given(sum(counts), "cards", COUNT, "free cards") if counts else None
-
-    @property
-    def all_to_all_cards(self) -> Figure | None:
-        reach = self.gpu.interconnect.all_to_all_cards
-        return given(reach, "cards", COUNT, "all-to-all cards") if reach else None
-
-    @property
-    def min_cards(self) -> Figure:
-        counts = rules.allowed_counts(self.gpu, self.guide.data.lookup)
-        return given(min(counts), "cards", COUNT, "minimum order")
-
-    @property
-    def price(self) -> Figure | None:
-        return cost.unit_price(self.gpu, self.guide.data.pricing)
-
-    @property
-    def monthly(self) -> Figure | None:
-        return cost.monthly_price(self.gpu, self.guide.data.pricing)
-
-    @property
-    def hourly(self) -> Figure | None:
-        return cost.hourly_price(self.gpu, self.guide.data.pricing)
-
-    @property
-    def weekly(self) -> Figure | None:
-        return cost.weekly_price(self.gpu, self.guide.data.pricing)
-
-    @property
-    def usd_per_gb(self) -> Figure | None:
-        return cost.usd_per_gb(self.gpu, self.guide.data.pricing)
-
-    @property
-    def gbps_per_usd(self) -> Figure | None:
-        return cost.gbps_per_usd(self.gpu, self.guide.data.pricing)
-
-    def order(self, count: int) -> Figure | None:
-        """The price of ``count`` cards rented together, discount applied."""
-        return cost.order_price(self.gpu, count, self.guide.data.pricing, self.guide.data.discounts)
-
-    def list_price(self, count: int) -> Figure | None:
-        """``count`` cards at the per-card price, before any discount."""
-        price = self.price
-        return None if price is None else cost.order_price(self.gpu, count, self.guide.data.pricing, ())
-
-    def memory_of(self, count: int) -> Figure:
-        return product(given(count, "cards", COUNT), self.memory, unit="GB", kind=MEMORY, label="memory")
-
-    def bandwidth_of(self, count: int) -> Figure:
-        return throughput.combined_bandwidth(self.bandwidth, count)
-
-    def cells_won(self) -> list:
-        return self.guide.cells_won_by(self.gpu.id)

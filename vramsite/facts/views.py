@@ -11,7 +11,7 @@ from ..load.model import Gpu
 from .base import Facts
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Card(Facts):
     """One card and its own figures; ``gpu_link(card)`` and ``link_name(card)`` take it as it is."""
 
@@ -42,11 +42,15 @@ class Card(Facts):
 
 def card(view) -> Card:
     """A card's facts from its ``GpuView``."""
-    return Card(view.gpu, view.name, view.architecture, view.memory, given(view.gpu.memory_gb, "", COUNT),
-                view.memory_type, view.bandwidth, view.launched, view.price, view.weekly, view.hourly,
-                view.usd_per_gb, view.gbps_per_usd, view.link, view.all_to_all_cards, view.min_cards, view.stock,
-                tuple(region.id for region in view.regions), view.stack, view.has("fp8"),
-                given(len(view.cells_won()), "cells", COUNT, "cells won"))
+    return Card(
+        gpu=view.gpu, name=view.name, architecture=view.architecture, memory=view.memory,
+        memory_gb=given(view.gpu.memory_gb, "", COUNT), memory_type=view.memory_type, bandwidth=view.bandwidth,
+        launched=view.launched, price=view.price, weekly=view.weekly, hourly=view.hourly,
+        usd_per_gb=view.usd_per_gb, gbps_per_usd=view.gbps_per_usd, link=view.link,
+        all_to_all_cards=view.all_to_all_cards, min_cards=view.min_cards, stock=view.stock,
+        regions=tuple(region.id for region in view.regions), stack=view.stack, fp8=view.fp8,
+        wins=given(len(view.cells_won()), "cells", COUNT, "cells won"),
+    )
 
 
 def card_or_none(view) -> Card | None:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from babel import Locale, UnknownLocaleError
 
-from ..units import BYTES_PER_GB, BYTES_PER_MIB, billions
+from ..units import billions
 from ..errors import InputError, Problem
 from .model import (
     Adapter,
@@ -40,7 +40,6 @@ from .model import (
     KvCacheFormat,
     Gpu,
     Inference,
-    Interconnect,
     LocaleConfig,
     LookupRules,
     Method,
@@ -51,8 +50,6 @@ from .model import (
     Precision,
     Pricing,
     Reference,
-    Region,
-    ReportedMemory,
     MeasuredBandwidth,
     MeasuredInference,
     MeasuredShape,
@@ -64,6 +61,7 @@ from .model import (
     SiteRegion,
     Snapshot,
 )
+from .cards import FIELDS, plausible_report
 from .schema import readable_path, schema_problems
 from .yaml_source import YamlDocument, read_yaml
 
@@ -75,18 +73,6 @@ MEASUREMENTS = "measurements"
 """data/measurements/<run>.yaml: a measuring run each, checked by measurements.schema.json, where a site has any."""
 
 KV_FIELDS = ("layers", "kv_heads", "head_dim")
-
-
-PLAUSIBLE_SHARE = (Decimal("0.85"), Decimal("1.10"))
-"""Reported memory ÷ sold size outside this range is a typo (MB for MiB, a wrong card), not ECC."""
-
-
-def plausible_report(memory_gb: Decimal, reported_mib: int) -> bool:
-    """Whether a reported size can belong to a card sold as ``memory_gb``."""
-    share = Decimal(reported_mib) * BYTES_PER_MIB / BYTES_PER_GB / Decimal(memory_gb)
-    low, high = PLAUSIBLE_SHARE
-    return low <= share <= high
-
 
 
 def load_site(root: Path, data_dir: str = "data") -> SiteData:
@@ -288,44 +274,18 @@ class _Checker:
         return tuple(models)
 
     def gpus(self, site: SiteConfig) -> tuple[Gpu, ...]:
+        """Each entry of gpus.yaml, field by field as load/cards.py declares them."""
         raw = self.docs["gpus"].value["gpus"]
-        self.unique("gpus", ("gpus",), raw, "id")
-        self.unique("gpus", ("gpus",), raw, "name")
-        region_ids = {region.id for region in site.regions}
-        segments = {locale.segment for locale in site.locales}
+        for entry in FIELDS:
+            if entry.unique:
+                self.unique("gpus", ("gpus",), raw, entry.key)
         gpus = []
         for index, item in enumerate(raw):
-            for r_index, region in enumerate(item.get("regions", [])):
-                if region_ids and region["id"] not in region_ids:
-                    self.problem("gpus", ("gpus", index, "regions", r_index, "id"),
-                                 f"unknown region {region['id']!r} (site.yaml lists {', '.join(sorted(region_ids))})")
-            for key in set(item.get("notes", {})) - segments:
-                self.problem("gpus", ("gpus", index, "notes", key), f"{key!r} is not a language of the site")
-            reported = item.get("reported_memory")
-            if reported and not plausible_report(_dec(item["memory_gb"]), reported["mib"]):
-                self.problem("gpus", ("gpus", index, "reported_memory", "mib"),
-                             f"{reported['mib']} MiB does not fit a card sold as {item['memory_gb']} GB "
-                             "(give MiB, as nvidia-smi prints memory.total)")
-            link = item["interconnect"]
-            gpus.append(Gpu(
-                id=item["id"],
-                name=item["name"],
-                vendor=item["vendor"],
-                memory_gb=_dec(item["memory_gb"]),
-                memory_type=item["memory_type"],
-                bandwidth_gbps=_dec(item["bandwidth_gbps"]),
-                architecture=item["architecture"],
-                features=frozenset(item["features"]),
-                stack=item["stack"],
-                interconnect=Interconnect(link["kind"], _dec(link["gbps"]), link.get("all_to_all_cards")),
-                ecc=item.get("ecc", False),
-                launched=item.get("launched"),
-                power_w=item.get("power_w"),
-                rentable_counts=tuple(sorted(item["rentable_counts"])) if "rentable_counts" in item else None,
-                regions=tuple(Region(r["id"], r.get("stock")) for r in item.get("regions", [])),
-                notes=dict(item.get("notes", {})),
-                reported_memory=ReportedMemory(**reported) if reported else None,
-            ))
+            for entry in FIELDS:
+                if entry.check is not None and entry.key in item:
+                    for path, message in entry.check(item[entry.key], item, site):
+                        self.problem("gpus", ("gpus", index, entry.key, *path), message)
+            gpus.append(Gpu(**{entry.key: entry.value(item) for entry in FIELDS if entry.on_gpu}))
         return tuple(gpus)
 
     def precisions(self) -> tuple[Precision, ...]:

@@ -84,7 +84,8 @@ class ReportedMemory:
 @hashed_once
 @dataclass(frozen=True)
 class Gpu:
-    """One rentable card, as its spec sheet states it."""
+    """One rentable card, as its spec sheet states it: a field per key of a data/gpus.yaml entry, each declared,
+    read and checked in ``load/cards.py`` (tests/test_cards.py holds the two to the same keys)."""
 
     id: str
     name: str
@@ -98,7 +99,6 @@ class Gpu:
     interconnect: Interconnect
     ecc: bool = False
     launched: int | None = None
-    power_w: int | None = None
     rentable_counts: tuple[int, ...] | None = None
     """Card counts it can be rented in; None means the lookup rules' default."""
     regions: tuple[Region, ...] = ()

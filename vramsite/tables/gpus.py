@@ -8,6 +8,7 @@ from ..calc.figure import COUNT, given
 from ..calc.guide import Guide, GpuView
 from ..calc.memory import max_context
 from ..errors import UnknownId
+from ..load.cards import CARD, FIGURE, OWN, SHOWN, WORDS, YES_NO, CardEntry, CardField
 from ..load.model import MethodKind, Period
 from .guide import figure_cell, gpu_header, lacks_cell, method_label, model_header, not_held_cell
 from .model import Cell, Column, Fig, Flag, Link, Msg, Row, Table, Text
@@ -15,6 +16,10 @@ from .model import Cell, Column, Fig, Flag, Link, Msg, Row, Table, Text
 
 def yes_no(value: bool) -> Cell:
     return Cell(Msg.of("yes" if value else "no"))
+
+
+def memory_cell(gpu: GpuView) -> Cell:
+    return Cell(Text(gpu.memory_type + (" ECC" if gpu.gpu.ecc else "")))
 
 
 def interconnect_cell(gpu: GpuView) -> Cell:
@@ -39,38 +44,73 @@ def regions_cell(gpu: GpuView) -> Cell:
     return Cell(tuple(parts))
 
 
-def catalogue_table(guide: Guide, columns: list[str] | None = None) -> Table:
-    """Every card, largest memory first; ``columns`` names the columns shown, by key, in the catalogue's
-    order (all of them unless given), so that a site leaves out what its data does not have."""
-    every = (
-        Column(Msg.of("VRAM"), True, "memory_gb"),
-        Column(Msg.of("Memory"), False, "memory_type"),
-        Column(Msg.of("Bandwidth"), True, "bandwidth_gbps"),
-        Column(Msg.of("FP8"), False, "fp8"),
-        Column(Msg.of("Card-to-card link"), False, "interconnect"),
-        Column(Msg.of("Software"), False, "stack"),
-        Column(Msg.of("Price per month" if guide.data.pricing.period == Period.MONTH else "Price per GPU-hour"),
-               True, "price"),
-        Column(Msg.of("$ per GB per month"), True, "usd_per_gb_month"),
-        Column(Msg.of("Regions and stock"), False, "regions"),
-    )
-    rows = []
-    for gpu in guide.gpus_by_memory():
-        memory = Text(gpu.memory_type + (" ECC" if gpu.gpu.ecc else ""))
-        cells = (
-            figure_cell(gpu.memory), Cell(memory), figure_cell(gpu.bandwidth), yes_no(gpu.has("fp8")),
-            interconnect_cell(gpu), Cell(Msg.of(f"stack:{gpu.stack}")), figure_cell(gpu.price, period=True),
-            figure_cell(gpu.usd_per_gb), regions_cell(gpu),
-        )
-        rows.append(Row(gpu_header(gpu, Text(gpu.architecture)), cells, gpu.id))
-    keys = [column.key for column in every]
+OWN_CELLS = {"memory_type": memory_cell, "interconnect": interconnect_cell, "regions": regions_cell}
+"""The cells of the fields load/cards.py draws with ``OWN``, by key."""
+
+
+def _value(entry: CardEntry, gpu: GpuView):
+    return None if entry.view is None else getattr(gpu, entry.view)
+
+
+def card_cell(entry: CardEntry, gpu: GpuView) -> Cell:
+    """The card's cell for one entry of load/cards.py, as its ``cell`` says; a field the card leaves out is '—'."""
+    if entry.cell == OWN:
+        return OWN_CELLS[entry.key](gpu)
+    value = _value(entry, gpu)
+    if entry.cell == FIGURE:
+        if value is None and isinstance(entry, CardField):
+            return Cell(Text("—"))
+        return figure_cell(value, period=entry.period)  # a price not given: "not listed"
+    if value is None:
+        return Cell(Text("—"))
+    if entry.cell == YES_NO:
+        return yes_no(value)
+    if entry.cell == WORDS:
+        return Cell(Msg.of(f"{entry.words}{value}"))
+    return Cell(Text(str(value)))
+
+
+def catalogue_columns(columns: list[str] | None = None) -> tuple[CardEntry, ...]:
+    """The entries of load/cards.py the catalogue shows: those ``columns`` names, in the declaration's order,
+    or every ``SHOWN`` one."""
+    every = tuple(entry for entry in CARD if entry.catalogue)
+    keys = tuple(entry.key for entry in every)
     for key in columns or ():
         if key not in keys:
-            raise UnknownId("catalogue column", key, tuple(keys))
-    keep = [index for index, column in enumerate(every) if columns is None or column.key in columns]
-    rows = [Row(row.header, tuple(row.cells[index] for index in keep), row.key) for row in rows]
-    return Table("catalogue", Msg.of("Every card we rent"), Msg.of("GPU"), tuple(every[index] for index in keep),
-                 tuple(rows))
+            raise UnknownId("catalogue column", key, keys)
+    if columns is None:
+        return tuple(entry for entry in every if entry.catalogue == SHOWN)
+    return tuple(entry for entry in every if entry.key in columns)
+
+
+def catalogue_table(guide: Guide, columns: list[str] | None = None) -> Table:
+    """Every card, largest memory first; ``columns`` names the columns shown, by key, in the catalogue's
+    order (its ``SHOWN`` columns unless given), so that a site leaves out what its data does not have or
+    adds a column shown only on request. Each column is an entry of load/cards.py."""
+    shown = catalogue_columns(columns)
+    period = guide.data.pricing.period
+    rows = tuple(Row(gpu_header(gpu, Text(gpu.architecture)), tuple(card_cell(entry, gpu) for entry in shown), gpu.id)
+                 for gpu in guide.gpus_by_memory())
+    return Table("catalogue", Msg.of("Every card we rent"), Msg.of("GPU"),
+                 tuple(Column(Msg.of(entry.label_for(period)), entry.numeric, entry.key) for entry in shown), rows)
+
+
+def gpu_specs_table(guide: Guide, gpu: str, rows: list[str] | None = None) -> Table:
+    """One card's specifications: a row per entry of load/cards.py shown on the card's page (``page``), where
+    the card has the value; ``rows`` names the rows shown, by key, in the declaration's order (all unless given),
+    so that a site leaves out what its data does not have."""
+    card = guide.gpu(gpu)
+    every = tuple(entry for entry in CARD if entry.page)
+    keys = tuple(entry.key for entry in every)
+    for key in rows or ():
+        if key not in keys:
+            raise UnknownId("specification", key, keys)
+    period = guide.data.pricing.period
+    shown = tuple(Row(Cell(Msg.of(entry.label_for(period))), (card_cell(entry, card),), entry.key)
+                  for entry in every if (rows is None or entry.key in rows)
+                  and (entry.cell == OWN or _value(entry, card) is not None))
+    return Table(f"specs-{card.id}", Msg.of("Specifications of the {card}", card=Text(card.name)),
+                 Msg.of("Specification"), (Column(Text(card.name), False, "value"),), shown)
 
 
 def gpu_prices_table(guide: Guide, gpu: str) -> Table:
@@ -181,6 +221,7 @@ def gpu_wins_table(guide: Guide, gpu: str) -> Table | None:
 
 GPU_TABLES = {
     "catalogue": catalogue_table,
+    "gpu_specs": gpu_specs_table,
     "gpu_prices": gpu_prices_table,
     "gpu_fits": gpu_fits_table,
     "gpu_context": gpu_context_table,
