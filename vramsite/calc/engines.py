@@ -408,8 +408,9 @@ def request_sized(request: Request) -> Budget:
     reason = None
     if not fits:
         reason = request.engine.error("no_room").format(need=(need.value * MIB_PER_GIB).quantize(Decimal("0.01")))
-    return Budget(request.engine.id, _applied(request), request.memory_gib, request.weights_gib, kv, tokens, fits,
-                  fits, headroom, reason, taken)
+    return Budget(engine=request.engine.id, settings=_applied(request), memory_gib=request.memory_gib,
+                  weights_gib=request.weights_gib, kv_cache_gib=kv, kv_tokens=tokens, starts=fits, fits=fits,
+                  headroom_gib=headroom, reason=reason, taken=taken)
 
 
 RULES: dict[str, Callable[[Request], Budget]] = {
@@ -446,8 +447,9 @@ def _verdict(request: Request, kv: Figure, tokens: Figure, starts: bool, reason:
     if starts and not fits:
         reason = (f"{request.engine.name} starts, but its KV cache holds {tokens.value} tokens per card, "
                   f"fewer than {request.sequences} sequences of {request.context} tokens")
-    return Budget(request.engine.id, _applied(request), request.memory_gib, request.weights_gib, kv, tokens, starts,
-                  fits, headroom, reason, taken)
+    return Budget(engine=request.engine.id, settings=_applied(request), memory_gib=request.memory_gib,
+                  weights_gib=request.weights_gib, kv_cache_gib=kv, kv_tokens=tokens, starts=starts, fits=fits,
+                  headroom_gib=headroom, reason=reason, taken=taken)
 
 
 # -- the entry point -------------------------------------------------------------------
@@ -471,8 +473,9 @@ def engine_budget(engine: Engine, card: Gpu | Figure, weights_per_card: Figure, 
         engine.setting(name)  # an unknown setting is named with the known ones
     memory = card_gib(card)
     resolved = _resolved_settings(engine, memory.value, tuple(chosen.items()))
-    request = Request(engine, resolved, memory, in_gib(weights_per_card), model, cards, context, sequences, kv_format,
-                      frozenset(chosen))
+    request = Request(engine=engine, settings=resolved, memory_gib=memory, weights_gib=in_gib(weights_per_card),
+                      model=model, cards=cards, context=context, sequences=sequences, kv_format=kv_format,
+                      given=frozenset(chosen))
     return RULES[engine.budget](request)
 
 
@@ -503,7 +506,8 @@ def loaded_weights(engine: Engine, model: CatalogueModel, weight_format: WeightF
     padded = Decimal(_round_up(intermediate, round_intermediate) * _round_up(hidden, round_hidden))
     growth = given(padded / (intermediate * hidden) - 1, "", FACTOR, f"{layout.kernel}'s padding of each expert")
     experts = Figure(class_bytes(model, weight_format, "experts") / cards, "B", WEIGHTS, "experts per card")
-    padding = product(experts, growth, unit="B", kind=WEIGHTS, label=f"padding for {engine.name}'s {layout.kernel} kernel")
+    padding = product(experts, growth, unit="B", kind=WEIGHTS,
+                      label=f"padding for {engine.name}'s {layout.kernel} kernel")
     return total(stored, padding, unit="B", kind=WEIGHTS, label=f"weights per card as {engine.name} loads them")
 
 

@@ -93,8 +93,10 @@ class Guide:
         template = next((m for m in self.data.methods if m.kind == MethodKind.INFERENCE), None)
         if template is None:
             inference = self.data.inference
-            return Method(f"infer-{precision.id}", "Inference {precision}", MethodKind.INFERENCE, precision, None,
-                          False, False, inference.kv_cache, inference.overhead_gb, inference.margin_percent, False)
+            return Method(id=f"infer-{precision.id}", label="Inference {precision}", kind=MethodKind.INFERENCE,
+                          precision=precision, bytes_per_param=None, training_state=False, adapter=False,
+                          kv_cache=inference.kv_cache, overhead_gb=inference.overhead_gb,
+                          margin_percent=inference.margin_percent, needs_all_to_all=False)
         return replace(template, id=f"infer-{precision.id}", precision=precision)
 
     # -- serving engines ---------------------------------------------------

@@ -202,13 +202,14 @@ def vram(guide: Guide, params: dict, subject=None) -> VramFacts:
     reference = guide.model(params["reference_model"])
     reference_card = guide.gpu(params["reference_card"])
     serve = serving(guide, reference.id)
-    return VramFacts(
-        defaults(guide), _headline(guide, reference, serve), _formula(guide, reference, serve),
-        _inference(guide, reference, params), _context(guide, reference, serve, params),
-        _finetune(guide, reference), _grid(guide, serve), _cost(guide, reference_card),
-        tradeoffs(guide, params), not_us(guide), tldr(guide, reference, serve, params),
-        faq(guide, reference, serve, reference_card, params), guide.card_count, guide.cheapest_card().price,
-        measured(guide, guide.measured_runs[0]) if guide.measured_runs else None)
+    return VramFacts(defaults=defaults(guide), headline=_headline(guide, reference, serve),
+                     formula=_formula(guide, reference, serve), inference=_inference(guide, reference, params),
+                     context=_context(guide, reference, serve, params), finetune=_finetune(guide, reference),
+                     grid=_grid(guide, serve), cost=_cost(guide, reference_card), tradeoffs=tradeoffs(guide, params),
+                     not_us=not_us(guide), tldr=tldr(guide, reference, serve, params),
+                     faq=faq(guide, reference, serve, reference_card, params), card_count=guide.card_count,
+                     cheapest_price=guide.cheapest_card().price,
+                     measured=measured(guide, guide.measured_runs[0]) if guide.measured_runs else None)
 
 
 def _headline(guide: Guide, reference, serve: Serving) -> Headline:
@@ -220,24 +221,26 @@ def _formula(guide: Guide, reference, serve: Serving) -> Formula:
     spec_card = serve.fp8.card or card(guide.largest_card())
     spec, spec_gpu = spec_card.memory, spec_card.gpu
     int4 = guide.data.precision("int4")
-    return Formula(guide.overhead, guide.precision_bytes("fp32"), guide.precision_bytes("bf16"),
-                   guide.precision_bytes("fp8"), guide.precision_bytes("int4"), guide.kv_factor,
-                   reference.inference("fp8").total, serve.fp8, guide.bytes_per_gb, spec,
-                   guide.gib_shortfall(),
-                   tuple(g.name for g in guide.gpus_without(FP8_FEATURE)), int4.requires_feature is None,
-                   card_memory.usable_gb(spec_gpu), card_memory.margin_percent(spec_gpu),
-                   spec_card, card_memory.reported_gb(spec_gpu) is not None)
+    return Formula(overhead=guide.overhead, bytes_fp32=guide.precision_bytes("fp32"),
+                   bytes_bf16=guide.precision_bytes("bf16"), bytes_fp8=guide.precision_bytes("fp8"),
+                   bytes_int4=guide.precision_bytes("int4"), kv_factor=guide.kv_factor,
+                   worked=reference.inference("fp8").total, worked_offer=serve.fp8, bytes_per_gb=guide.bytes_per_gb,
+                   spec_memory=spec, gib_shortfall=guide.gib_shortfall(),
+                   without_fp8=tuple(g.name for g in guide.gpus_without(FP8_FEATURE)),
+                   int4_everywhere=int4.requires_feature is None, spec_usable=card_memory.usable_gb(spec_gpu),
+                   spec_margin=card_memory.margin_percent(spec_gpu), spec_card=spec_card,
+                   spec_reported=card_memory.reported_gb(spec_gpu) is not None)
 
 
 def _inference(guide: Guide, reference, params: dict) -> Inference:
     head_dims = {m.model.head_dim for m in guide.models}
     batch = params["serving_batch"]
     return Inference(
-        tuple(m.name for m in guide.models),
-        given(head_dims.pop(), "", COUNT) if len(head_dims) == 1 else None,
-        _attention(guide, reference), model(reference), reference.kv(),
-        guide.ratio(reference.attention_heads, reference.kv_heads), given(batch, "", COUNT),
-        reference.kv(batch=batch), reference.weights("fp8"))
+        model_names=tuple(m.name for m in guide.models),
+        head_dim=given(head_dims.pop(), "", COUNT) if len(head_dims) == 1 else None,
+        mha=_attention(guide, reference), reference=model(reference), reference_cache=reference.kv(),
+        grouping=guide.ratio(reference.attention_heads, reference.kv_heads), serving_batch=given(batch, "", COUNT),
+        batch_cache=reference.kv(batch=batch), fp8_weights=reference.weights("fp8"))
 
 
 def _attention(guide: Guide, reference) -> Attention | None:
@@ -260,9 +263,10 @@ def _context(guide: Guide, reference, serve: Serving, params: dict) -> Context:
     roomier = sorted((g for g in guide.gpus if g.price is not None and rules.fits(need.value, g.gpu.memory_gb)
                       and rules.meets_rules(g.gpu, 1, method, guide.data.lookup)),
                      key=lambda g: (g.gpu.memory_gb, g.id))
-    return Context(given(long_contexts[-1], "", COUNT), given(longer, "", COUNT),
-                   guide.ratio(reference.kv(kv_precision="bf16"), reference.kv(kv_precision="fp8")), picked,
-                   reference.kv(context=longer), need, still, headroom, tuple(card(g) for g in roomier))
+    return Context(longest=given(long_contexts[-1], "", COUNT), shortest_long=given(longer, "", COUNT),
+                   fp8_cache_ratio=guide.ratio(reference.kv(kv_precision="bf16"), reference.kv(kv_precision="fp8")),
+                   default=picked, long_cache=reference.kv(context=longer), long_need=need, still_fits=still,
+                   long_headroom=headroom, roomier=tuple(card(g) for g in roomier))
 
 
 def _finetune(guide: Guide, reference) -> Finetune:
@@ -271,13 +275,16 @@ def _finetune(guide: Guide, reference) -> Finetune:
     small = min(guide.models, key=lambda m: (m.params.value, m.id))
     full_offer, qlora_offer = offer(guide, reference.cell("full-act")), offer(guide, reference.cell("qlora"))
     gap = guide.ratio(full_offer.price, qlora_offer.price) if full_offer.fits and qlora_offer.fits else None
-    return Finetune(
-        guide.bytes_per_param("full"), guide.bytes_per_param("lora"), guide.bytes_per_param("qlora"),
-        guide.training_state, given(finetune.adapter.share_percent, "", COUNT), given(finetune.adapter.rank, "", COUNT),
-        given(finetune.adapter.bytes_per_param, "", COUNT), qlora.precision.label,
-        given(full.margin_percent, "", COUNT),
-        all(m.margin_percent == 0 for m in (lora, qlora)), all(m.overhead_gb == 0 for m in (lora, qlora)),
-        model(small), small.need("lora").total, full_offer.node_cards, full_offer, qlora_offer, gap)
+    return Finetune(bytes_full=guide.bytes_per_param("full"), bytes_lora=guide.bytes_per_param("lora"),
+                    bytes_qlora=guide.bytes_per_param("qlora"), state=guide.training_state,
+                    adapter_share=given(finetune.adapter.share_percent, "", COUNT),
+                    adapter_rank=given(finetune.adapter.rank, "", COUNT),
+                    adapter_bytes=given(finetune.adapter.bytes_per_param, "", COUNT),
+                    qlora_precision=qlora.precision.label, full_margin=given(full.margin_percent, "", COUNT),
+                    adapters_leave_out_activations=all(m.margin_percent == 0 for m in (lora, qlora)),
+                    adapters_leave_out_overhead=all(m.overhead_gb == 0 for m in (lora, qlora)),
+                    small_model=model(small), small_lora=small.need("lora").total, node_cards=full_offer.node_cards,
+                    full=full_offer, qlora=qlora_offer, price_gap=gap)
 
 
 def _grid(guide: Guide, serve: Serving) -> Grid:
@@ -318,11 +325,13 @@ def _cost(guide: Guide, reference_card) -> Cost:
     ratio = None
     if reference_card.gbps_per_usd is not None and reference_card.id != per_bandwidth.id:
         ratio = guide.ratio(per_bandwidth.gbps_per_usd, reference_card.gbps_per_usd)
-    return Cost(
-        given(guide.data.pricing.hours_per_month, "", COUNT), min_order(guide), per_gb.id != per_bandwidth.id,
-        card(per_gb), _older(per_gb, newest), guide.slower_than_most(per_gb.id), card_or_none(same_size),
-        guide.share(per_gb.usd_per_gb, same_size.usd_per_gb) if same_size else None,
-        card(per_bandwidth), _older(per_bandwidth, newest), card(reference_card), ratio)
+    return Cost(hours_per_month=given(guide.data.pricing.hours_per_month, "", COUNT), min_order=min_order(guide),
+                different_leaders=per_gb.id != per_bandwidth.id, per_gb=card(per_gb),
+                per_gb_older=_older(per_gb, newest), per_gb_slow=guide.slower_than_most(per_gb.id),
+                same_size=card_or_none(same_size),
+                per_gb_share=guide.share(per_gb.usd_per_gb, same_size.usd_per_gb) if same_size else None,
+                per_bandwidth=card(per_bandwidth), per_bandwidth_older=_older(per_bandwidth, newest),
+                reference=card(reference_card), per_bandwidth_ratio=ratio)
 
 
 def _older(view, newest: Figure | None) -> bool:

@@ -151,10 +151,11 @@ def tldr(guide: Guide, reference, serve: Serving, params: dict) -> Tldr:
     need = mid.inference("fp8").total
     fastest = fastest_under(guide, params["budget_usd"])
     long = guide.cheapest(reference.id, guide.inference_method("fp8").id, context=params["long_context"], stack="cuda")
-    return Tldr(learner, card(production), model(mid), need,
-                rules.fits(need.value, production.gpu.memory_gb) and production.has(FP8_FEATURE),
-                given(params["budget_usd"], "", COUNT), card_or_none(fastest), model(reference), serve,
-                offer(guide, long), given(params["long_context"], "", COUNT))
+    return Tldr(learner=learner, production=card(production), production_model=model(mid), production_need=need,
+                production_holds=rules.fits(need.value, production.gpu.memory_gb) and production.has(FP8_FEATURE),
+                budget=given(params["budget_usd"], "", COUNT), fastest=card_or_none(fastest),
+                reference=model(reference), serve=serve, long=offer(guide, long),
+                long_context=given(params["long_context"], "", COUNT))
 
 
 def faq(guide: Guide, reference, serve: Serving, reference_card, params: dict) -> Faq:
@@ -164,16 +165,16 @@ def faq(guide: Guide, reference, serve: Serving, reference_card, params: dict) -
     int4 = largest_serve.int4
     long_contexts = params["long_contexts"]
     return Faq(
-        model(reference), reference.kv(), serve, _small(guide, params), KvAnswer(
-            model(reference), reference.kv_per_token(), reference.kv(), reference.kv(context=long_contexts[-1]),
-            given(long_contexts[-1], "", COUNT)),
-        _finetune_on(guide), LargestModel(model(largest), largest_serve,
-                                          bool(int4.fits and guide.slower_than_most(int4.card.gpu.id)),
-                                          largest.need("full-act").total),
-        guide.cheapest_card().memory_of(params["pair"]),
-        Ranked(card(ranked[0]), tuple(card(g) for g in ranked[1:4]), card(reference_card),
-               reference_card.has(FP8_FEATURE)),
-        guide.precision_bytes("int4").label)
+        reference=model(reference), reference_cache=reference.kv(), serve=serve, small=_small(guide, params),
+        kv=KvAnswer(model(reference), reference.kv_per_token(), reference.kv(), reference.kv(context=long_contexts[-1]),
+                    given(long_contexts[-1], "", COUNT)),
+        finetune_on=_finetune_on(guide),
+        largest=LargestModel(model(largest), largest_serve, bool(int4.fits and guide.slower_than_most(int4.card.gpu.id)),
+                             largest.need("full-act").total),
+        pair_memory=guide.cheapest_card().memory_of(params["pair"]),
+        ranked=Ranked(card(ranked[0]), tuple(card(g) for g in ranked[1:4]), card(reference_card),
+                      reference_card.has(FP8_FEATURE)),
+        int4_label=guide.precision_bytes("int4").label)
 
 
 def _small(guide: Guide, params: dict) -> Small:
@@ -182,13 +183,13 @@ def _small(guide: Guide, params: dict) -> Small:
     bf16 = serve.bf16
     fast = fastest_under(guide, params["budget_usd"]) or guide.fastest_memory()
     memory = bf16.card.memory if bf16.fits and bf16.one_card else None
-    return Small(
-        model(small), serve, bf16.card.memory_gb if memory else None,
-        bool(memory) and all(rules.fits(o.need.value, memory.value) for o in (serve.bf16, serve.fp8, serve.int4)),
-        bool(memory) and holds(bf16.card, serve.int4.need), bool(bf16.card and bf16.card.fp8),
-        small.decode_ceiling(bf16.card.gpu.id, "bf16") if bf16.fits else None,
-        card(fast) if fast.id != (bf16.card.gpu.id if bf16.card else None) else None,
-        small.decode_ceiling(fast.id, "bf16"))
+    return Small(model=model(small), serve=serve, card_memory=bf16.card.memory_gb if memory else None,
+                 all_fit_card=bool(memory) and all(rules.fits(o.need.value, memory.value) for o in (serve.bf16, serve.fp8, serve.int4)),
+                 bf16_card_covers_int4=bool(memory) and holds(bf16.card, serve.int4.need),
+                 bf16_card_has_fp8=bool(bf16.card and bf16.card.fp8),
+                 ceiling=small.decode_ceiling(bf16.card.gpu.id, "bf16") if bf16.fits else None,
+                 fast=card(fast) if fast.id != (bf16.card.gpu.id if bf16.card else None) else None,
+                 fast_ceiling=small.decode_ceiling(fast.id, "bf16"))
 
 
 def _finetune_on(guide: Guide) -> FinetuneOn:

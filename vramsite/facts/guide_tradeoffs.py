@@ -95,10 +95,11 @@ def _ceilings(guide: Guide, fast) -> Ceilings:
     if fast.gpu.bandwidth_gbps < slow.gpu.bandwidth_gbps:
         slow, fast = fast, slow
     need = small.inference("bf16").total
-    return Ceilings(model(small), small.weights("bf16"), card(slow), small.decode_ceiling(slow.id, "bf16"),
-                    card(fast), small.decode_ceiling(fast.id, "bf16"),
-                    rules.fits(need.value, slow.gpu.memory_gb) and rules.fits(need.value, fast.gpu.memory_gb),
-                    guide.ratio(fast.bandwidth, slow.bandwidth))
+    return Ceilings(model=model(small), weights=small.weights("bf16"), slow=card(slow),
+                    slow_ceiling=small.decode_ceiling(slow.id, "bf16"), fast=card(fast),
+                    fast_ceiling=small.decode_ceiling(fast.id, "bf16"),
+                    both_hold=rules.fits(need.value, slow.gpu.memory_gb) and rules.fits(need.value, fast.gpu.memory_gb),
+                    ratio=guide.ratio(fast.bandwidth, slow.bandwidth))
 
 
 def _quantized(guide: Guide, params: dict) -> Quantized:
@@ -114,9 +115,10 @@ def _quantized(guide: Guide, params: dict) -> Quantized:
     small_ceiling = mid.decode_ceiling(small.id, "int4") if small else None
     faster = bool(dense_ceiling and small_ceiling and small_ceiling.value > dense_ceiling.value)
     cheaper = bool(dense.fits and small and small.price.value < dense.price.value)
-    return Quantized(model(mid), dense, mid.weights("bf16"), dense_ceiling, small_need, card_or_none(small),
-                     mid.weights("int4"), small_ceiling, faster, cheaper,
-                     guide.cheaper_by(small.price, dense.price) if cheaper else None)
+    return Quantized(model=model(mid), dense=dense, dense_weights=mid.weights("bf16"), dense_ceiling=dense_ceiling,
+                     small_need=small_need, small=card_or_none(small), small_weights=mid.weights("int4"),
+                     small_ceiling=small_ceiling, faster=faster, cheaper=cheaper,
+                     cheaper_by=guide.cheaper_by(small.price, dense.price) if cheaper else None)
 
 
 def _pair(guide: Guide, count: int) -> Pair | None:
@@ -128,9 +130,9 @@ def _pair(guide: Guide, count: int) -> Pair | None:
     singles = [g for g in guide.gpus if g.price is not None and view.gpu.memory_gb < g.gpu.memory_gb <= together]
     single = min(singles, key=lambda g: (g.price.value, g.id)) if singles else None
     cheaper = bool(single and order.value < single.price.value)
-    return Pair(given(count, "", COUNT), card(view), view.memory_of(count), order, card_or_none(single),
-                bool(single and together > single.gpu.memory_gb), cheaper,
-                guide.share(order, single.price) if single else None)
+    return Pair(count=given(count, "", COUNT), card=card(view), memory=view.memory_of(count), order=order,
+                single=card_or_none(single), more_memory=bool(single and together > single.gpu.memory_gb),
+                cheaper=cheaper, share=guide.share(order, single.price) if single else None)
 
 
 def _links(guide: Guide, production, fast, params: dict) -> Links:

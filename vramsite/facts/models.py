@@ -106,15 +106,15 @@ def _layers(view: CatalogueView, kv_precision: str) -> Layers:
     windows = [group.window_tokens() for group in groups if group.window_tokens() is not None]
     beyond_windows = view.kv_per_token_beyond_windows(kv_precision)
     return Layers(
-        {kind.kind: _kind_facts([group for group in groups if type(group) is kind]) for kind in KINDS},
-        view.experts is not None,
-        all(type(group) is GENERIC for group in groups),
-        _count(sum(group.count for group in groups if group.caches_tokens and group.window_tokens() is None),
-               "layers"),
-        beyond_windows,
-        bool(windows) and beyond_windows.value == 0,
-        view.kv(context=min(windows), batch=1, kv_precision=kv_precision) if windows else None,
-        view.state_per_sequence)
+        kinds={kind.kind: _kind_facts([group for group in groups if type(group) is kind]) for kind in KINDS},
+        moe=view.experts is not None,
+        only_full=all(type(group) is GENERIC for group in groups),
+        caching_layers=_count(sum(group.count for group in groups if group.caches_tokens and group.window_tokens() is None),
+                              "layers"),
+        per_token_beyond_windows=beyond_windows,
+        stops_growing=bool(windows) and beyond_windows.value == 0,
+        window_cache=view.kv(context=min(windows), batch=1, kv_precision=kv_precision) if windows else None,
+        state=view.state_per_sequence)
 
 
 def _kind_facts(groups: list[LayerKind]) -> LayerKindFacts | None:
@@ -141,8 +141,9 @@ def _cheapest(guide: Guide, view: CatalogueView, format_id: str) -> Cheapest:
     dearer = bool(worth and fit_card and worth.hourly.value > fit_card.hourly.value)
     cheaper_hour = bool(worth and fit_card and worth.hourly.value < fit_card.hourly.value)
     times = guide.ratio(fit_cost, worth_cost) if fit_cost and worth_cost and not same else None
-    return Cheapest(fit.verdict.engine.name if fit else None, fit_gpu, fit_count, fit_card, fit_price, worth, worth_cost, fit_cost, same, faster, dearer,
-                    cheaper_hour, times)
+    return Cheapest(fit_engine=fit.verdict.engine.name if fit else None, fit_gpu=fit_gpu, fit_count=fit_count,
+                    fit_card=fit_card, fit_price=fit_price, worth=worth, worth_cost=worth_cost, fit_cost=fit_cost,
+                    same=same, faster=faster, dearer=dearer, cheaper_hour=cheaper_hour, times=times)
 
 
 @dataclass(frozen=True)
@@ -175,10 +176,12 @@ def model_page(guide: Guide, params: dict, model: CatalogueView | None = None) -
     method = guide.default_inference()
     kv_precision = guide.kv_precision().id
     contexts = model.contexts_with_max(params.get("kv_contexts", ()))
-    return ModelPage(model, model.id, method, model.kv_per_token(kv_precision), _layers(model, kv_precision),
-                     _cheapest(guide, model, model.native_format().id), _serving(guide, model), contexts,
-                     any(tokens > model.model.max_context for tokens in contexts),
-                     params.get("serving_context", guide.data.inference.context_tokens), kv_precision)
+    return ModelPage(model=model, id=model.id, method=method, kv_per_token=model.kv_per_token(kv_precision),
+                     layers=_layers(model, kv_precision), cheapest=_cheapest(guide, model, model.native_format().id),
+                     serving=_serving(guide, model), kv_contexts=contexts,
+                     past_maximum=any(tokens > model.model.max_context for tokens in contexts),
+                     serving_context=params.get("serving_context", guide.data.inference.context_tokens),
+                     kv_precision=kv_precision)
 
 
 @dataclass(frozen=True)

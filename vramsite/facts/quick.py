@@ -156,9 +156,10 @@ def _adapter_question(guide, model_view, card_view) -> AdapterQuestion:
     lora, qlora = model_view.need("lora").total, model_view.need("qlora").total
     lora_fits, qlora_fits = holds(target, lora), holds(target, qlora)
     full = offer(guide, model_view.cell("full"))
-    return AdapterQuestion(model(model_view), target, lora, qlora, lora_fits, qlora_fits,
-                           lora_fits and qlora_fits, not (lora_fits or qlora_fits),
-                           full, holds(target, full.need))
+    return AdapterQuestion(model=model(model_view), card=target, lora=lora, qlora=qlora, lora_fits=lora_fits,
+                           qlora_fits=qlora_fits, both_fit=lora_fits and qlora_fits,
+                           neither_fits=not (lora_fits or qlora_fits), full=full,
+                           full_fits_card=holds(target, full.need))
 
 
 # -- the catalogue -----------------------------------------------------------------------------

@@ -96,10 +96,11 @@ def offer(guide, answer: Lookup) -> Offer:
     node_cards = given(answer.node_cards, "cards", COUNT, "cards per node")
     choice = answer.choice
     if choice is None:
-        return Offer(answer.need, False, False, None, None, None, None, answer.nodes, node_cards)
-    return Offer(answer.need, True, choice.count == 1, card(guide.gpu(choice.gpu.id)),
-                 given(choice.count, "cards", COUNT, "cards"), choice.price, choice.headroom_per_card, None,
-                 node_cards)
+        return Offer(need=answer.need, fits=False, one_card=False, card=None, count=None, price=None, headroom=None,
+                     nodes=answer.nodes, node_cards=node_cards)
+    return Offer(need=answer.need, fits=True, one_card=choice.count == 1, card=card(guide.gpu(choice.gpu.id)),
+                 count=given(choice.count, "cards", COUNT, "cards"), price=choice.price,
+                 headroom=choice.headroom_per_card, nodes=None, node_cards=node_cards)
 
 
 def holds(card_facts: Card, need: Figure) -> bool:

@@ -200,8 +200,10 @@ class _Checker:
                              if name.startswith(MEASUREMENTS + "/"))
         engines = self.engines()
         self.check_engine_formats(engines, weight_formats)
-        return SiteData(site, models, gpus, precisions, inference, finetune, methods, lookup, pricing, discounts,
-                        catalogue, kv_precisions, measurements, weight_formats, engines=engines,
+        return SiteData(site=site, models=models, gpus=gpus, precisions=precisions, inference=inference,
+                        finetune=finetune, methods=methods, lookup=lookup, pricing=pricing, discounts=discounts,
+                        catalogue=catalogue, kv_precisions=kv_precisions, measurements=measurements,
+                        weight_formats=weight_formats, engines=engines,
                         offered_formats=self.offered_formats(weight_formats),
                         assumed_native_format=self.assumed_native(catalogue, weight_formats),
                         engine_logs=self.engine_logs(gpus, catalogue, weight_formats, engines),
@@ -266,7 +268,8 @@ class _Checker:
             heads, kv_heads = item.get("attention_heads"), item.get("kv_heads")
             if heads is not None and kv_heads is not None:
                 if kv_heads > heads:
-                    self.problem("models", ("models", index, "kv_heads"), f"{kv_heads} KV heads exceed {heads} attention heads")
+                    self.problem("models", ("models", index, "kv_heads"),
+                                 f"{kv_heads} KV heads exceed {heads} attention heads")
                 elif item.get("attention") == "mha" and kv_heads != heads:
                     self.problem("models", ("models", index, "kv_heads"), "mha keeps one KV head per attention head")
             fields = dict(item, params_billion=_dec(item["params_billion"]), examples=tuple(item.get("examples", ())))
@@ -381,10 +384,12 @@ class _Checker:
                                  f"unknown {what} {item[field]!r} (known: {', '.join(known[kind])})")
             model = item["model"] if item["model"] in known["models"] else item.get("same_shape")
             card = item.get("card") or (item["gpu"] if item["gpu"] in known["cards"] else None)
-            found.append(EngineLog(item["id"], item["source"], item["engine"], item["engine_version"], model,
-                                   item["weights"], card, item["gpu"], _dec(item["gpu_memory_gib"]), item["cards"],
-                                   tuple(item["settings"].items()), tuple(item["logged"]),
-                                   tuple(item["figures"].items()), item["held_back"]))
+            found.append(EngineLog(id=item["id"], source=item["source"], engine=item["engine"],
+                                   engine_version=item["engine_version"], model=model, weights=item["weights"],
+                                   card=card, card_named=item["gpu"], memory_gib=_dec(item["gpu_memory_gib"]),
+                                   cards=item["cards"], settings=tuple(item["settings"].items()),
+                                   logged=tuple(item["logged"]), figures=tuple(item["figures"].items()),
+                                   held_back=item["held_back"]))
         self.unique("engine_logs", ("cases",), self.docs["engine_logs"].value["cases"], "id")
         return tuple(found)
 
@@ -401,10 +406,11 @@ class _Checker:
                              f"unknown engine {engine_id!r} (known: {', '.join(known)})")
             versions, older = item.get("versions"), item.get("older")
             found.append(LogNames(
-                engine_id, item["kv_cache"], item["context"], item.get("sequences"),
-                tuple(item.get("settings", {}).items()), item.get("whole_model_weights", False),
-                (versions["from"], versions["before"]) if versions else None,
-                OlderLogs(older["before"], older["line"], tuple((name, _dec(value))
+                engine=engine_id, kv_cache=item["kv_cache"], context=item["context"], sequences=item.get("sequences"),
+                settings=tuple(item.get("settings", {}).items()), whole_model_weights=item.get("whole_model_weights",
+                                                                                               False),
+                versions=(versions["from"], versions["before"]) if versions else None,
+                older=OlderLogs(older["before"], older["line"], tuple((name, _dec(value))
                                                                 for name, value in older["settings"].items()))
                 if older else None))
         for index, case in enumerate(raw["cases"]):
@@ -456,9 +462,10 @@ class _Checker:
                 if fallback is None:
                     self.problem("weight_formats", path + ("fallback",),
                                  f"unknown storage {item['fallback']!r} (known above it: {', '.join(found) or 'none'})")
-            found[item["id"]] = Storage(item["id"], item["element_bits"], item.get("block"), item.get("block_bits", 0),
-                                        item.get("super_block"), item.get("super_block_bits", 0),
-                                        item.get("row_bits", 0), fallback)
+            found[item["id"]] = Storage(id=item["id"], element_bits=item["element_bits"], block=item.get("block"),
+                                        block_bits=item.get("block_bits", 0), super_block=item.get("super_block"),
+                                        super_block_bits=item.get("super_block_bits", 0),
+                                        row_bits=item.get("row_bits", 0), fallback=fallback)
         return found
 
     def weight_format(self, item: dict, path: tuple, storage: dict[str, Storage]) -> WeightFormat:
@@ -621,7 +628,8 @@ class _Checker:
         if "kv_precision" in raw:
             kv_precision = self.find_precision(precisions, raw["kv_precision"], ("inference", "kv_precision"))
         elif raw["kv_cache"]:
-            self.problem("sizing", ("inference", "kv_precision"), "missing required field 'kv_precision' (kv_cache is true)")
+            self.problem("sizing", ("inference", "kv_precision"),
+                         "missing required field 'kv_precision' (kv_cache is true)")
         if raw["kv_cache"]:
             for key in ("context_tokens", "batch"):
                 if key not in raw:
@@ -721,7 +729,8 @@ class _Checker:
                 ))
         period = Period(raw["period"])
         if period is Period.MONTH and "hours_per_month" not in raw:
-            self.problem("prices", ("hours_per_month",), "missing required field 'hours_per_month' (prices are monthly)")
+            self.problem("prices", ("hours_per_month",),
+                         "missing required field 'hours_per_month' (prices are monthly)")
         terms = raw.get("terms", {})
         snapshot = raw.get("snapshot")
         return Pricing(
@@ -828,6 +837,7 @@ def _engine(item: dict) -> Engine:
                                  (raw["experts_round_up"]["intermediate"], raw["experts_round_up"]["hidden"]),
                                  raw["source"])
                     for raw in item.get("weight_layouts", ()))
-    return Engine(item["id"], item["name"], item["version"], item["budget"], tuple(item["kv_cache_formats"].items()),
-                  settings, terms, tuple(item.get("errors", {}).items()), layouts,
-                  tuple(item["weight_formats"]["ids"]), tuple(item["stacks"]["ids"]))
+    return Engine(id=item["id"], name=item["name"], version=item["version"], budget=item["budget"],
+                  kv_cache_formats=tuple(item["kv_cache_formats"].items()), settings=settings, terms=terms,
+                  errors=tuple(item.get("errors", {}).items()), weight_layouts=layouts,
+                  weight_formats=tuple(item["weight_formats"]["ids"]), stacks=tuple(item["stacks"]["ids"]))

@@ -62,10 +62,11 @@ def plan(data: SiteData, request: PlanRequest) -> PlanAnswer:
     memory = card if card is not None else given(request.memory_gib, "GiB", MEMORY, "memory per card")
     answer = verdict(data.engines, model, weight_format, memory, request.cards, request.context, request.sequences,
                      kv_cache, engine, request.settings)
-    return PlanAnswer(request, model.id, card.id if card else f"{request.memory_gib} GiB", weight_format.id,
-                      kv_cache, answer.engine.id, request.context, answer.weights_gib, answer.kv_cache_gib, answer.kv_tokens,
-                      answer.starts, answer.fits, answer.headroom_gib, answer.reason,
-                      answer.budget.settings if answer.budget else request.settings)
+    return PlanAnswer(request=request, model=model.id, card=card.id if card else f"{request.memory_gib} GiB",
+                      weights=weight_format.id, kv_cache=kv_cache, engine=answer.engine.id, context=request.context,
+                      weights_gib=answer.weights_gib, kv_cache_gib=answer.kv_cache_gib, kv_tokens=answer.kv_tokens,
+                      starts=answer.starts, fits=answer.fits, headroom_gib=answer.headroom_gib, reason=answer.reason,
+                      settings=answer.budget.settings if answer.budget else request.settings)
 
 
 def _weight_format(data: SiteData, model: CatalogueModel, wanted: str) -> WeightFormat:

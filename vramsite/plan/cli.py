@@ -64,8 +64,9 @@ def run_plan(args) -> int:
     if context is None:
         raise InputError([Problem("--context", None, "", "give the context: the site's sizing sets no default")])
     settings = (("gpu_memory_utilization", args.gpu_memory_utilization),) if args.gpu_memory_utilization else ()
-    request = PlanRequest(args.model, args.gpu, args.memory_gib, args.gpus, args.weights, args.kv_cache, args.engine,
-                          context, args.sequences, settings)
+    request = PlanRequest(model=args.model, gpu=args.gpu, memory_gib=args.memory_gib, cards=args.gpus,
+                          weights=args.weights, kv_cache=args.kv_cache, engine=args.engine, context=context,
+                          sequences=args.sequences, settings=settings)
     try:
         answer = plan(data, request)
     except UnknownId as error:

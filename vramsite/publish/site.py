@@ -103,14 +103,15 @@ class SiteBuild:
 
     @cached_property
     def scope_services(self) -> ScopeServices:
-        return ScopeServices(self.guide, self.data.site, self.data.pricing, self.layout_env, self.router, self.tables,
-                             self.charts, self.catalogs, self.formatter)
+        return ScopeServices(guide=self.guide, site=self.data.site, pricing=self.data.pricing, layout=self.layout_env,
+                             router=self.router, tables=self.tables, charts=self.charts, catalogs=self.catalogs,
+                             formatter=self.formatter)
 
     @cached_property
     def renderer(self) -> PageRenderer:
-        services = PageServices(self.layout, self.scope_services, self.content_env, make_markdown(), self.page_facts,
-                                self.assets.stylesheets, self.events, self.data.site.locales,
-                                self.data.site.base_url)
+        services = PageServices(layout=self.layout, scope=self.scope_services, content=self.content_env,
+                                markdown=make_markdown(), facts=self.page_facts, stylesheets=self.assets.stylesheets,
+                                events=self.events, locales=self.data.site.locales, base_url=self.data.site.base_url)
         return PageRenderer(services, self.pages)
 
     def _page_keys(self) -> tuple:
@@ -207,11 +208,12 @@ class SiteBuild:
             if record:
                 records.append(record)
         charts = {} if problems else self.chart_files(locales=[locale])
-        return LanguageOutput(pages, problems, self.tables.uses(), self.charts.uses(), charts,
-                              {segment: set(catalog.missing) for segment, catalog in self.catalogs.items()},
-                              {} if problems else self._downloads(locale), records, reused,
-                              {} if problems else self.serving_share(locale),
-                              {} if problems else self.calculator_files(locale))
+        return LanguageOutput(pages=pages, problems=problems, tables=self.tables.uses(), charts=self.charts.uses(),
+                              chart_files=charts,
+                              missing={segment: set(catalog.missing) for segment, catalog in self.catalogs.items()},
+                              downloads={} if problems else self._downloads(locale), records=records, kept=reused,
+                              serving_rooms={} if problems else self.serving_share(locale),
+                              calculator={} if problems else self.calculator_files(locale))
 
     def calculator_files(self, locale) -> dict[str, bytes]:
         """``locale``'s calculator data as the file its pages' scripts fetch (render/calculator/data.py)."""
@@ -269,8 +271,9 @@ class SiteBuild:
                 rendered = self.render_page(page, locale)
             derived = {read: self.guide.derived[read[0]].state(read[1]) for read in reads
                        if read[0] in self.guide.derived}
-            return PageRecord(page.id, locale.segment, self.layout.content_name(locale.segment, page.source),
-                              frozenset(reads), self.tables.heard, self.charts.heard, rendered, derived)
+            return PageRecord(key=page.id, segment=locale.segment,
+                              content=self.layout.content_name(locale.segment, page.source), reads=frozenset(reads),
+                              tables=self.tables.heard, charts=self.charts.heard, page=rendered, derived=derived)
         finally:
             self.tables.heard = self.charts.heard = None
 

@@ -93,7 +93,8 @@ def resolve_method(guide: Guide, case: Case):
 def model_of(guide: Guide, case: Case):
     if case.model == CUSTOM:
         shape = case.custom
-        return Model(CUSTOM, CUSTOM, shape.params_billion, shape.layers, None, None, shape.kv_heads, shape.head_dim)
+        return Model(id=CUSTOM, name=CUSTOM, params_billion=shape.params_billion, layers=shape.layers, attention=None,
+                     attention_heads=None, kv_heads=shape.kv_heads, head_dim=shape.head_dim)
     data = guide.data
     found = [model for model in (*data.models, *data.catalogue) if model.id == case.model]
     if not found:

@@ -119,8 +119,8 @@ def _text(value: Decimal) -> str:
 
 def shape_model() -> Model:
     """A reference shape whose every size is an input: the shapes of data/models.yaml and the reader's own."""
-    return Model("shape", "shape", _input("params"), _input("layers"), None, None, _input("kv_heads"),
-                 _input("head_dim"))
+    return Model(id="shape", name="shape", params_billion=_input("params"), layers=_input("layers"), attention=None,
+                 attention_heads=None, kv_heads=_input("kv_heads"), head_dim=_input("head_dim"))
 
 
 def calculator_formulas(guide: Guide, card_counts: list[int]) -> tuple[dict, Pool]:
