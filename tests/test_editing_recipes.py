@@ -653,4 +653,4 @@ def test_add_a_card_field_touches_the_files_it_names_and_shows_where_declared(tm
     assert "Board power" not in (out / "en" / "gpus" / f"{edit['bare']}.html.md").read_text(encoding="utf-8")
 
 
-ENGINE_RECIPES = {"add a card field": add_a_card_field}
+ENGINE_RECIPES["add a card field"] = add_a_card_field
