@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -17,6 +18,15 @@ def run_cli(*args: str, cwd: Path = ROOT, timeout: int = 300, engine: Path = ROO
     (and the vramsite/ it runs), a copy where a test edits the engine."""
     return subprocess.run([sys.executable, str(engine / "build.py"), *args],
                           capture_output=True, text=True, cwd=cwd, timeout=timeout)
+
+
+def as_from_a_terminal() -> None:
+    """``preexec_fn`` for a command a test stops with Ctrl-C: it gets Ctrl-C as from an editor's terminal.
+
+    A shell script's background job (``pytest ... &``) starts with SIGINT ignored, and a command started from
+    it would inherit that and never see the test's Ctrl-C.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def run_build(site: Path) -> subprocess.CompletedProcess:

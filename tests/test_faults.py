@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from cli_support import ROOT, hashes, run_build, run_cli
+from cli_support import ROOT, as_from_a_terminal, hashes, run_build, run_cli
 from seed_sites import assemble_seed_site
 from vramsite import cli
 from vramsite.publish.downloads import exact
@@ -267,7 +267,8 @@ def _slow_build(slow_site) -> tuple[Path, dict[str, str], subprocess.Popen, list
     site, before = slow_site
     build = subprocess.Popen([sys.executable, str(ROOT / "build.py"), "build", "--site", str(site),
                               "--out", str(site / "site"), "--jobs", "2", "--force"],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             preexec_fn=as_from_a_terminal)
     assert _wait_for(lambda: _children(build.pid), 60), "the build forked no worker"
     return site, before, build, _children(build.pid)
 
@@ -295,8 +296,6 @@ def test_a_killed_build_leaves_no_worker_running(slow_site):
 
 
 @on_linux
-@pytest.mark.skipif(signal.getsignal(signal.SIGINT) is signal.SIG_IGN,
-                    reason="Ctrl-C is ignored here, so a build started from here ignores it too")
 def test_ctrl_c_stops_a_build_and_its_workers_quietly(slow_site):
     site, before, build, workers = _slow_build(slow_site)
     try:

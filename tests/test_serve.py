@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from cli_support import as_from_a_terminal
 from seed_sites import assemble_seed_site
 from vramsite.errors import InputError, Problem
 from vramsite.publish.preview import resolve
@@ -331,7 +332,7 @@ def test_the_serve_command_rebuilds_in_its_builder_and_leaves_no_process_behind(
 
     assemble_seed_site(tmp_path, "000")
     command = [sys.executable, str(ROOT / "build.py"), "serve", "--site", str(tmp_path), "--port", "0"]
-    server = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
+    server = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, preexec_fn=as_from_a_terminal)
     try:
         lines = []
         while not (lines and " at http://" in lines[-1]):
