@@ -244,8 +244,21 @@ def _outcomes(seed: int) -> dict[str, bool]:
 def test_quick_facts_name_a_missing_param():
     guide = Guide(load_site(QUICK))
     with pytest.raises(InputError) as caught:
-        FACTS["quick"](guide, {"reference_model": "70B", "quoted_cards": ["h100"]})
+        FACTS["quick"](guide, {"reference_model": "70B", "quoted_cards": ["h100"], "qlora_method": "qlora",
+                               "lora_method": "lora", "full_method": "full",
+                               "serving_methods": ["infer-16", "infer-8", "infer-4"]})
     assert str(caught.value).startswith("content/pages.yaml: params: missing 'adapter_model'")
+
+
+def test_an_unknown_method_in_the_params_is_refused_at_its_line(tmp_path):
+    root = copy_sources(tmp_path / "quick", QUICK)
+    pages = root / "content" / "pages.yaml"
+    text = pages.read_text(encoding="utf-8")
+    pages.write_text(text.replace("lora_method: lora", "lora_method: dora"), encoding="utf-8")
+    line = text[: text.index("lora_method: lora")].count("\n") + 1
+    with pytest.raises(InputError) as caught:
+        SiteBuild(root).render()
+    assert f"content/pages.yaml:{line}: pages[vram].params.lora_method: unknown method 'dora'" in str(caught.value)
 
 
 def test_an_unknown_card_in_the_params_is_refused_at_its_line(tmp_path):

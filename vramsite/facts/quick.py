@@ -20,9 +20,6 @@ from .base import Facts
 from .views import Card, Model, Offer, holds, model, offer
 from .views import card as card_facts
 
-SERVING = ("infer-16", "infer-8", "infer-4")
-"""The quick site's serving methods (sites/quick/data/sizing.yaml), 16-bit first."""
-ADAPTERS = ("lora", "qlora")
 FAR_MORE = Decimal(2)
 """"Far more" memory: at least twice as much."""
 
@@ -110,35 +107,43 @@ class Quick(Facts):
 
 @register("quick")
 def quick(guide, params, subject=None) -> Quick:
-    """The quick VRAM page. Params: reference_model, adapter_model, adapter_card, quoted_cards."""
-    serve16, serve8, serve4 = (guide.method(method_id) for method_id in SERVING)
+    """The quick VRAM page. Params: reference_model, adapter_model, adapter_card, quoted_cards, and the sizing
+    methods it works through: serving_methods (three, 16-bit first), qlora_method, lora_method, full_method."""
+    serve16, serve8, serve4 = _serving_methods(guide, params)
+    qlora, lora, full_method = (guide.method(_param(params, name)) for name in ("qlora_method", "lora_method",
+                                                                                "full_method"))
     example = guide.model(_param(params, "reference_model"))
     serving = tuple(_answer(guide, example.cell(method.id), method) for method in (serve16, serve8, serve4))
     on_one = [answer.offer.one_card for answer in serving]
-    full = example.need("full").total
+    full = example.need(full_method.id).total
     references = guide.data.site.references
     return Quick(
         serve16=serve16, serve8=serve8, serve4=serve4,
-        bytes16=guide.precision_bytes("16-bit"), bytes8=guide.precision_bytes("8-bit"),
-        bytes4=guide.precision_bytes("4-bit"),
+        bytes16=guide.precision_bytes(serve16.precision.id), bytes8=guide.precision_bytes(serve8.precision.id),
+        bytes4=guide.precision_bytes(serve4.precision.id),
         serving_margin=given(serve16.margin_percent, "%", COUNT, "serving margin"),
-        lora_margin=given(guide.method("lora").margin_percent, "%", COUNT, "LoRA margin"),
-        full_bytes=guide.bytes_per_param("full"), qlora_bytes=guide.bytes_per_param("qlora"),
+        lora_margin=given(lora.margin_percent, "%", COUNT, "LoRA margin"),
+        full_bytes=guide.bytes_per_param(full_method.id), qlora_bytes=guide.bytes_per_param(qlora.id),
         training_state=tuple(Msg.of("{item} ({bytes})", item=Msg.of(item.label), bytes=item)
                              for item in guide.training_state.values()),
-        finetune_far_more=full.value >= FAR_MORE * example.need("infer-16").total.value,
-        adapters_save_most=all(example.need(method_id).total.value * 2 < full.value for method_id in ADAPTERS),
+        finetune_far_more=full.value >= FAR_MORE * example.need(serve16.id).total.value,
+        adapters_save_most=all(example.need(method.id).total.value * 2 < full.value for method in (lora, qlora)),
         zero=references["zero"], qlora=references["qlora"],
         unpriced=_unpriced(guide), machine_cards=_machine_cards(guide),
         example=model(example), example_serving=serving,
-        example_finetune=tuple(example.need(method_id).total for method_id in ("qlora", "lora", "full")),
+        example_finetune=tuple(example.need(method.id).total for method in (qlora, lora, full_method)),
         all_serve_on_one=all(on_one), none_serve_on_one=not any(on_one),
-        example_16bit=example.need("infer-16").total,
+        example_16bit=example.need(serve16.id).total,
         adapters=_adapter_question(guide, guide.model(_param(params, "adapter_model")),
-                                   guide.gpu(_param(params, "adapter_card"))),
+                                   guide.gpu(_param(params, "adapter_card")), (lora, qlora, full_method)),
         quoted=tuple(card_facts(guide.gpu(gpu_id)) for gpu_id in _param(params, "quoted_cards")
                      if guide.gpu(gpu_id).price is not None),
     )
+
+
+def _serving_methods(guide, params) -> tuple[Method, Method, Method]:
+    """16-bit, 8-bit and 4-bit serving, as the params name them (three: the schema holds them to it)."""
+    return tuple(guide.method(method_id) for method_id in _param(params, "serving_methods"))
 
 
 def _param(params: dict, name: str):
@@ -151,11 +156,13 @@ def _answer(guide, lookup, method: Method) -> Answer:
     return Answer(method, offer(guide, lookup), _names(lookup.same_class))
 
 
-def _adapter_question(guide, model_view, card_view) -> AdapterQuestion:
+def _adapter_question(guide, model_view, card_view, methods: tuple[Method, Method, Method]) -> AdapterQuestion:
+    """Whether ``methods`` (LoRA, QLoRA, full fine-tuning) fit ``model_view`` on ``card_view``."""
+    lora_method, qlora_method, full_method = methods
     target = card_facts(card_view)
-    lora, qlora = model_view.need("lora").total, model_view.need("qlora").total
+    lora, qlora = model_view.need(lora_method.id).total, model_view.need(qlora_method.id).total
     lora_fits, qlora_fits = holds(target, lora), holds(target, qlora)
-    full = offer(guide, model_view.cell("full"))
+    full = offer(guide, model_view.cell(full_method.id))
     return AdapterQuestion(model=model(model_view), card=target, lora=lora, qlora=qlora, lora_fits=lora_fits,
                            qlora_fits=qlora_fits, both_fit=lora_fits and qlora_fits,
                            neither_fits=not (lora_fits or qlora_fits), full=full,

@@ -70,10 +70,12 @@ def _collection_problem(item: dict) -> tuple[str, str] | None:
 
 
 def param_problems(document: YamlDocument, data: SiteData) -> list[Problem]:
-    """Ids in params that name nothing in data/, card counts the lookup rules do not rent."""
+    """Ids in params that name nothing in data/ (models, cards, sizing methods), card counts the lookup rules do not rent."""
     return schema_problems(document, "pages.schema.json", referees={
         "model": lambda wanted: _unknown("model", wanted, [model.id for model in data.models], "data/models.yaml"),
         "card": lambda wanted: _unknown("card", wanted, [gpu.id for gpu in data.gpus], "data/gpus.yaml"),
+        "method": lambda wanted: _unknown("method", wanted, [method.id for method in data.methods],
+                                          "data/sizing.yaml"),
         "card count": lambda count: _not_rented(count, data.lookup.card_counts),
     })
 
