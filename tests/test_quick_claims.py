@@ -250,23 +250,17 @@ def test_quick_facts_name_a_missing_param():
     assert str(caught.value).startswith("content/pages.yaml: params: missing 'adapter_model'")
 
 
-def test_an_unknown_method_in_the_params_is_refused_at_its_line(tmp_path):
+@pytest.mark.parametrize("field, known, unknown, kind", [
+    ("adapter_card", "rtx-4090", "rtx-4091", "card"),
+    ("lora_method", "lora", "dora", "method"),
+])
+def test_an_unknown_id_in_the_params_is_refused_at_its_line(tmp_path, field, known, unknown, kind):
     root = copy_sources(tmp_path / "quick", QUICK)
     pages = root / "content" / "pages.yaml"
     text = pages.read_text(encoding="utf-8")
-    pages.write_text(text.replace("lora_method: lora", "lora_method: dora"), encoding="utf-8")
-    line = text[: text.index("lora_method: lora")].count("\n") + 1
+    given = f"\n      {field}: {known}\n"
+    pages.write_text(text.replace(given, f"\n      {field}: {unknown}\n"), encoding="utf-8")
+    line = text[: text.index(given)].count("\n") + 2
     with pytest.raises(InputError) as caught:
         SiteBuild(root).render()
-    assert f"content/pages.yaml:{line}: pages[vram].params.lora_method: unknown method 'dora'" in str(caught.value)
-
-
-def test_an_unknown_card_in_the_params_is_refused_at_its_line(tmp_path):
-    root = copy_sources(tmp_path / "quick", QUICK)
-    pages = root / "content" / "pages.yaml"
-    text = pages.read_text(encoding="utf-8")
-    pages.write_text(text.replace("adapter_card: rtx-4090", "adapter_card: rtx-4091"), encoding="utf-8")
-    line = text[: text.index("adapter_card:")].count("\n") + 1
-    with pytest.raises(InputError) as caught:
-        SiteBuild(root).render()
-    assert f"content/pages.yaml:{line}: pages[vram].params.adapter_card: unknown card 'rtx-4091'" in str(caught.value)
+    assert f"content/pages.yaml:{line}: pages[vram].params.{field}: unknown {kind} '{unknown}'" in str(caught.value)
