@@ -123,8 +123,8 @@ def decode_read(model: CatalogueModel, precision: Precision) -> Figure:
 
 def room(memory: Figure, weights: Figure, overhead: Figure) -> Figure:
     """The memory left for sequences beside the weights and the runtime overhead, in GB."""
-    return Figure(memory.value - weights.value - overhead.value, "GB", MEMORY, "room for sequences",
-                  Formula("−", (memory, weights, overhead)))
+    return Figure(value=memory.value - weights.value - overhead.value, unit="GB", kind=MEMORY,
+                  label="room for sequences", formula=Formula("−", (memory, weights, overhead)))
 
 
 def _in_bytes(gb: Figure) -> Figure:
@@ -138,7 +138,8 @@ def concurrent_sequences(layers: tuple[LayerKind, ...], b: Figure, room_gb: Figu
     count = (room_bytes.value / each.value).to_integral_value(rounding="ROUND_FLOOR")
     if count < 1:
         return None
-    return Figure(count, "sequences", COUNT, "concurrent sequences", Formula("⌊÷⌋", (room_bytes, each)))
+    return Figure(value=count, unit="sequences", kind=COUNT, label="concurrent sequences",
+                  formula=Formula("⌊÷⌋", (room_bytes, each)))
 
 
 def longest_context(layers: tuple[LayerKind, ...], b: Figure, room_gb: Figure, batch: int,
@@ -165,7 +166,8 @@ def longest_context(layers: tuple[LayerKind, ...], b: Figure, room_gb: Figure, b
         return ceiling
     if tokens < 1:
         return None
-    return Figure(tokens, "tokens", COUNT, "longest context", Formula("⌊÷⌋", (left, per_token)))
+    return Figure(value=tokens, unit="tokens", kind=COUNT, label="longest context",
+                  formula=Formula("⌊÷⌋", (left, per_token)))
 
 
 def _segments(layers: tuple[LayerKind, ...], b: Figure) -> list[tuple[Decimal, Decimal, int | None]]:

@@ -86,12 +86,13 @@ def order_price(gpu: Gpu, count: int, pricing: Pricing, discounts: tuple[Discoun
     unit = "USD/hour" if count > 1 and price.unit == "USD/GPU-hour" else price.unit
     terms = (given(count, "cards", COUNT), price)
     if count > 1 and discount.value != 0:
-        share = Figure(rules.discount_share(discount.value), "", FACTOR, "discount", discount.formula)
-        kept = Figure(rules.kept_share(discount.value), "", FACTOR, "after discount",
-                      Formula("−", (given(1), share)))
+        share = Figure(value=rules.discount_share(discount.value), unit="", kind=FACTOR, label="discount",
+                       formula=discount.formula)
+        kept = Figure(value=rules.kept_share(discount.value), unit="", kind=FACTOR, label="after discount",
+                      formula=Formula("−", (given(1), share)))
         terms += (kept,)
-    return Figure(rules.order_usd(price.value, count, discounts), unit, price.kind, "order price",
-                  Formula("×", terms))
+    return Figure(value=rules.order_usd(price.value, count, discounts), unit=unit, kind=price.kind, label="order price",
+                  formula=Formula("×", terms))
 
 
 def per_card_hour(order: Figure, count: int, pricing: Pricing) -> Figure:
@@ -133,7 +134,8 @@ def card_bandwidth(gpu: Gpu) -> Figure:
 def cheaper_by(cheap: Figure, dear: Figure) -> Figure:
     """1 − cheap ÷ dear, in percent: how much less the cheap option costs."""
     ratio = quotient(cheap, dear, unit="", kind=FACTOR)
-    return Figure((1 - ratio.value) * 100, "%", PERCENT, "cheaper by", difference(given(1), ratio).formula)
+    return Figure(value=(1 - ratio.value) * 100, unit="%", kind=PERCENT, label="cheaper by",
+                  formula=difference(given(1), ratio).formula)
 
 
 def share_of(part: Figure, whole: Figure) -> Figure:

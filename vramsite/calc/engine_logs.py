@@ -175,8 +175,9 @@ def comparison(log: EngineLog, data: SiteData) -> Comparison:
         ours = given(ours.value * log.cards, GIB, MEMORY, "weights")
     budget = log_budget(log, data)
     judged = not sized_to_request(data.engines.engine(log.engine)) or card_memory(log, data) is not None
-    return Comparison(log, logged_weights(log), ours, logged_kv_gib(log), budget.kv_cache_gib,
-                      log.figure("started") if judged else None, budget.starts if judged else None)
+    return Comparison(log=log, weights_logged=logged_weights(log), weights_ours=ours, kv_logged=logged_kv_gib(log),
+                      kv_ours=budget.kv_cache_gib, started=log.figure("started") if judged else None,
+                      starts=budget.starts if judged else None)
 
 
 def comparisons(data: SiteData) -> tuple[Comparison, ...]:

@@ -178,9 +178,10 @@ def _reported_gib(card: Gpu) -> Figure:
 
 def element_bytes(kv_format: KvCacheFormat) -> Figure:
     """Bytes of one cached element at the format's real bits."""
-    return Figure(kv_format.bits / BITS_PER_BYTE, "B", FACTOR, f"{kv_format.label} bytes per element",
-                  Formula("÷", (given(kv_format.bits, "bits", FACTOR, "bits per element"),
-                                given(BITS_PER_BYTE, "bits/B", FACTOR, "bits per byte"))))
+    return Figure(value=kv_format.bits / BITS_PER_BYTE, unit="B", kind=FACTOR,
+                  label=f"{kv_format.label} bytes per element",
+                  formula=Formula("÷", (given(kv_format.bits, "bits", FACTOR, "bits per element"),
+                                        given(BITS_PER_BYTE, "bits/B", FACTOR, "bits per byte"))))
 
 
 @card_free
@@ -264,14 +265,16 @@ def forward_peak(request: Request, tokens: Figure) -> Figure:
 
 
 def _larger(first: Figure, second: Figure, label: str) -> Figure:
-    return Figure(max(first.value, second.value), first.unit, first.kind, label, Formula("max", (first, second)))
+    return Figure(value=max(first.value, second.value), unit=first.unit, kind=first.kind, label=label,
+                  formula=Formula("max", (first, second)))
 
 
 def _tokens_held(kv_gib: Figure, per_token: Figure) -> Figure:
     if kv_gib.value <= 0 or per_token.value == 0:
         return Figure(0, "tokens", COUNT, "tokens the cache holds")
     held = (kv_gib.value * BYTES_PER_GIB / per_token.value).to_integral_value(rounding=ROUND_FLOOR)
-    return Figure(held, "tokens", COUNT, "tokens the cache holds", Formula("⌊÷⌋", (kv_gib, per_token)))
+    return Figure(value=held, unit="tokens", kind=COUNT, label="tokens the cache holds",
+                  formula=Formula("⌊÷⌋", (kv_gib, per_token)))
 
 
 # -- the rules ---------------------------------------------------------------------
@@ -364,7 +367,8 @@ def free_fraction(request: Request) -> Budget:
     if request.setting("max_tokens") is not None:
         capped = product(request.setting_figure("max_tokens", "tokens"), kv_bytes_per_token(request), unit=GIB,
                          kind=MEMORY, label="max_tokens", scale=1 / BYTES_PER_GIB)
-        kv = Figure(min(kv.value, capped.value), GIB, MEMORY, "KV cache budget", Formula("min", (kv, capped)))
+        kv = Figure(value=min(kv.value, capped.value), unit=GIB, kind=MEMORY, label="KV cache budget",
+                    formula=Formula("min", (kv, capped)))
     tokens = _tokens_held(kv, kv_bytes_per_token(request))
     starts = tokens.value > 0
     return _verdict(request, kv, tokens, starts, None if starts else request.engine.error("no_room"), taken)

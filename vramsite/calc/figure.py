@@ -126,13 +126,14 @@ def given(value, unit: str = "", kind: str = FACTOR, label: str = "") -> Figure:
 def total(*terms: Figure, unit: str, kind: str, label: str = "") -> Figure:
     """The sum of the terms; zero terms stay out of the formula."""
     shown = tuple(term for term in terms if term.value != 0) or terms[:1]
-    return Figure(sum((term.value for term in terms), Decimal(0)), unit, kind, label, Formula("+", shown))
+    return Figure(value=sum((term.value for term in terms), Decimal(0)), unit=unit, kind=kind, label=label,
+                  formula=Formula("+", shown))
 
 
 def difference(minuend: Figure, subtrahend: Figure, *, unit: str | None = None, kind: str | None = None,
                label: str = "") -> Figure:
-    return Figure(minuend.value - subtrahend.value, minuend.unit if unit is None else unit,
-                  kind or minuend.kind, label, Formula("−", (minuend, subtrahend)))
+    return Figure(value=minuend.value - subtrahend.value, unit=minuend.unit if unit is None else unit,
+                  kind=kind or minuend.kind, label=label, formula=Formula("−", (minuend, subtrahend)))
 
 
 def product(*terms: Figure, unit: str, kind: str, label: str = "", scale: Decimal = Decimal(1)) -> Figure:
@@ -140,17 +141,18 @@ def product(*terms: Figure, unit: str, kind: str, label: str = "", scale: Decima
     value = Decimal(1)
     for term in terms:
         value *= term.value
-    return Figure(value * scale, unit, kind, label, Formula("×", terms))
+    return Figure(value=value * scale, unit=unit, kind=kind, label=label, formula=Formula("×", terms))
 
 
 def quotient(numerator: Figure, denominator: Figure, *, unit: str, kind: str, label: str = "",
              scale: Decimal = Decimal(1)) -> Figure:
-    return Figure(numerator.value / denominator.value * scale, unit, kind, label,
-                  Formula("÷", (numerator, denominator)))
+    return Figure(value=numerator.value / denominator.value * scale, unit=unit, kind=kind, label=label,
+                  formula=Formula("÷", (numerator, denominator)))
 
 
 def ceiling_quotient(numerator: Figure, denominator: Figure, *, unit: str, label: str = "") -> Figure:
     """The smallest whole number not below numerator ÷ denominator."""
     exact = numerator.value / denominator.value
     whole = exact.to_integral_value(rounding="ROUND_CEILING")
-    return Figure(whole, unit, COUNT, label, Formula("⌈÷⌉", (numerator, denominator)))
+    return Figure(value=whole, unit=unit, kind=COUNT, label=label,
+                  formula=Formula("⌈÷⌉", (numerator, denominator)))

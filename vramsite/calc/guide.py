@@ -368,8 +368,8 @@ class Guide:
         """How much smaller a size reads in GiB than in GB: 1 − 10⁹ / 2³⁰."""
         gb = given(10 ** 9, "B", COUNT, "GB")
         gib = given(card_memory.BYTES_PER_GIB, "B", COUNT, "GiB")
-        return Figure((1 - gb.value / gib.value) * 100, "%", PERCENT, "GiB shortfall", quotient(
-            gb, gib, unit="", kind=FACTOR).formula)
+        return Figure(value=(1 - gb.value / gib.value) * 100, unit="%", kind=PERCENT, label="GiB shortfall",
+                      formula=quotient(gb, gib, unit="", kind=FACTOR).formula)
 
 
 

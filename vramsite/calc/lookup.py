@@ -89,8 +89,8 @@ def configuration(need: Figure, gpu: Gpu, count: int, market: Market) -> Configu
     if price is None:
         return None
     headroom = headroom_figure(card_memory(gpu), need, count)
-    return Configuration(gpu, count, need_per_card_figure(need, count), headroom, price,
-                         is_tight(headroom.value, count, market.rules))
+    return Configuration(gpu=gpu, count=count, need_per_card=need_per_card_figure(need, count),
+                         headroom_per_card=headroom, price=price, tight=is_tight(headroom.value, count, market.rules))
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,14 +184,14 @@ def lookup(need: Figure, method: Method, market: Market,
                      if need_on(offer.count).value <= offer.memory_gb), None)
     if best is None:
         nodes_need = need if need_on is None else need_on(node_cards)
-        return Lookup(nodes_need, method, None, (), _nodes_needed(nodes_need, method, market, node_cards),
-                      node_cards)
+        return Lookup(need=nodes_need, method=method, choice=None, same_class=(),
+                      nodes=_nodes_needed(nodes_need, method, market, node_cards), node_cards=node_cards)
     need_of = (lambda cards: need) if need_on is None else need_on
     choice = configuration(need_of(best.count), best.gpu, best.count, market)
     cheaper = _cheapest_below(best, method, market, need_of)
     cheapest = configuration(need_of(cheaper.count), cheaper.gpu, cheaper.count, market) if cheaper else None
-    return Lookup(need_of(best.count), method, choice, _same_class(choice, method, market), None, node_cards,
-                  cheapest)
+    return Lookup(need=need_of(best.count), method=method, choice=choice,
+                  same_class=_same_class(choice, method, market), nodes=None, node_cards=node_cards, cheapest=cheapest)
 
 
 def cheapest_after(prices: Sequence[Decimal]) -> int | None:

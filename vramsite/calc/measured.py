@@ -62,7 +62,8 @@ class Comparison:
 
 def compare(key: str, formula: Figure, measured: Figure, **where) -> Comparison:
     gap = difference(measured, formula, label="measured − formula")
-    return Comparison(key, formula, measured, gap, percent_of(gap, formula, "difference"), **where)
+    return Comparison(key=key, formula=formula, measured=measured, difference=gap,
+                      percent=percent_of(gap, formula, "difference"), **where)
 
 
 def percent_of(part: Figure, whole: Figure, label: str) -> Figure | None:
@@ -116,8 +117,9 @@ def measured_run(run: Measurement, data: SiteData) -> MeasuredRun:
     found.append(bandwidth_comparison(gpu, run))
     comparisons = tuple(item for item in found if item is not None)
     bandwidth = next((item for item in comparisons if item.key == "bandwidth"), None)
-    return MeasuredRun(run, gpu, comparisons, bandwidth and share(bandwidth.measured, bandwidth.formula),
-                       adapter_share(run.lora))
+    return MeasuredRun(run=run, gpu=gpu, comparisons=comparisons,
+                       achieved_share=bandwidth and share(bandwidth.measured, bandwidth.formula),
+                       adapter_share=adapter_share(run.lora))
 
 
 def share(part: Figure, whole: Figure) -> Figure | None:

@@ -63,7 +63,8 @@ def kv_bytes_per_token(model: Model, kv_precision: Precision) -> Figure:
 
 def kv_per_token_mb(model: Model, kv_precision: Precision) -> Figure:
     per_token = kv_bytes_per_token(model, kv_precision)
-    return Figure(per_token.value / BYTES_PER_MB, "MB", KV_PER_TOKEN, "KV cache per token", per_token.formula)
+    return Figure(value=per_token.value / BYTES_PER_MB, unit="MB", kind=KV_PER_TOKEN, label="KV cache per token",
+                  formula=per_token.formula)
 
 
 def kv_cache(model: Model, kv_precision: Precision, context_tokens: int, batch: int) -> Figure:
@@ -177,8 +178,10 @@ def method_memory(model: Model, method: Method, sizing: Sizing,
     overhead = given(method.overhead_gb, "GB", MEMORY, "runtime overhead")
     line = need_line(the_weights, adapter, overhead, method)
     terms = total(the_weights, adapter, cache, margin, overhead, unit="GB", kind=MEMORY, label="total")
-    need = Figure(line.total(cache.value), terms.unit, terms.kind, terms.label, terms.formula)
-    return MemoryNeed(the_weights, adapter, cache, margin, overhead, need, line)
+    need = Figure(value=line.total(cache.value), unit=terms.unit, kind=terms.kind, label=terms.label,
+                  formula=terms.formula)
+    return MemoryNeed(weights=the_weights, adapter=adapter, kv_cache=cache, margin=margin, overhead=overhead,
+                      total=need, line=line)
 
 
 def _reference_cache(model: Model) -> KvCache:
@@ -203,4 +206,5 @@ def max_context(model: Model, method: Method, sizing: Sizing, memory_gb: Decimal
     per_sequence = product(per_token, given(batch, "batch", COUNT), unit="MB", kind=KV_PER_TOKEN,
                            label="KV cache per token")
     tokens = (room * BYTES_PER_GB / BYTES_PER_MB / per_sequence.value).to_integral_value(rounding="ROUND_FLOOR")
-    return Figure(tokens, "tokens", COUNT, "longest context", Formula("⌊÷⌋", (room_gb, per_sequence)))
+    return Figure(value=tokens, unit="tokens", kind=COUNT, label="longest context",
+                  formula=Formula("⌊÷⌋", (room_gb, per_sequence)))

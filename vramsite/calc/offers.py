@@ -44,6 +44,7 @@ def card_offers(gpu: Gpu, market) -> tuple[Offer, ...]:
     usd = market.pricing.usd.get(gpu.id)
     if usd is None:
         return ()
-    return tuple(Offer(gpu, count, rules.capacity(gpu.memory_gb, count), rules.order_usd(usd, count, market.discounts),
-                       rules.links_all_to_all(gpu, count))
+    return tuple(Offer(gpu=gpu, count=count, memory_gb=rules.capacity(gpu.memory_gb, count),
+                       usd=rules.order_usd(usd, count, market.discounts),
+                       links_all_to_all=rules.links_all_to_all(gpu, count))
                  for count in rules.allowed_counts(gpu, market.rules))

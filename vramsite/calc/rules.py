@@ -93,14 +93,15 @@ def need_per_card_figure(need: Figure, count: int) -> Figure:
     if count == 1:
         return need
     cards = given(count, "cards", COUNT)
-    return Figure(need_per_card(need.value, count), "GB", MEMORY, "per card", Formula("÷", (need, cards)))
+    return Figure(value=need_per_card(need.value, count), unit="GB", kind=MEMORY, label="per card",
+                  formula=Formula("÷", (need, cards)))
 
 
 def headroom_figure(card_memory: Figure, need: Figure, count: int) -> Figure:
     """``headroom_per_card`` as a figure: card memory − need per card."""
     value = headroom_per_card(card_memory.value, need.value, count)
-    return Figure(value, card_memory.unit, card_memory.kind, "headroom",
-                  Formula("−", (card_memory, need_per_card_figure(need, count))))
+    return Figure(value=value, unit=card_memory.unit, kind=card_memory.kind, label="headroom",
+                  formula=Formula("−", (card_memory, need_per_card_figure(need, count))))
 
 
 # -- what an order costs --------------------------------------------------------

@@ -118,24 +118,25 @@ def _verdict(model: CatalogueModel, weight_format: WeightFormat, card: Gpu | Fig
     gpu = card if isinstance(card, Gpu) else None
     weights = in_gib(loaded_weights(engine, model, weight_format, gpu, cards, stored_weights(model, weight_format, cards)))
     if not engine.loads(weight_format.id):
-        return Verdict(engine, weight_format, cards, weights, None,
-                       f"{engine.name} does not load {weight_format.name} (data/engines.yaml weight_formats)")
+        return Verdict(engine=engine, weight_format=weight_format, cards=cards, weights_gib=weights, budget=None,
+                       refusal=f"{engine.name} does not load {weight_format.name} (data/engines.yaml weight_formats)")
     if gpu is not None and not engine.runs_on(gpu.stack):
-        return Verdict(engine, weight_format, cards, weights, None,
-                       f"{engine.name} does not run on {gpu.stack} ({gpu.name}): data/engines.yaml stacks")
+        return Verdict(engine=engine, weight_format=weight_format, cards=cards, weights_gib=weights, budget=None,
+                       refusal=f"{engine.name} does not run on {gpu.stack} ({gpu.name}): data/engines.yaml stacks")
     split = heads_split_refused(engine, model, cards)
     if split:
-        return Verdict(engine, weight_format, cards, weights, None, split)
+        return Verdict(engine=engine, weight_format=weight_format, cards=cards, weights_gib=weights, budget=None,
+                       refusal=split)
     needed = missing_feature(gpu, weight_format)
     if needed:
-        return Verdict(engine, weight_format, cards, weights, None,
-                       f"needs {needed}: {gpu.name} cannot compute in {weight_format.name}", needed)
+        return Verdict(engine=engine, weight_format=weight_format, cards=cards, weights_gib=weights, budget=None,
+                       refusal=f"needs {needed}: {gpu.name} cannot compute in {weight_format.name}", needs=needed)
     memory = card_gib(card)
     if weights.value > memory.value:
-        return Verdict(engine, weight_format, cards, weights, None,
-                       "the weights alone exceed the memory each card reports: no engine starts")
+        return Verdict(engine=engine, weight_format=weight_format, cards=cards, weights_gib=weights, budget=None,
+                       refusal="the weights alone exceed the memory each card reports: no engine starts")
     budget = engine_budget(engine, card, weights, model, cards, context, sequences, kv, dict(settings))
-    return Verdict(engine, weight_format, cards, weights, budget)
+    return Verdict(engine=engine, weight_format=weight_format, cards=cards, weights_gib=weights, budget=budget)
 
 
 # -- what the room an engine leaves holds ------------------------------------------
@@ -164,8 +165,8 @@ def kv_room_gib(answer: Verdict) -> Figure | None:
         return None
     room = answer.budget.kv_cache_gib
     if sized_to_request(answer.engine):
-        room = Figure(room.value + answer.budget.headroom_gib.value, room.unit, room.kind, "room for sequences",
-                      Formula("+", (room, answer.budget.headroom_gib)))
+        room = Figure(value=room.value + answer.budget.headroom_gib.value, unit=room.unit, kind=room.kind,
+                      label="room for sequences", formula=Formula("+", (room, answer.budget.headroom_gib)))
     return room
 
 
@@ -185,7 +186,7 @@ def longest_context(answer: Verdict, model: CatalogueModel, kv_format: KvCacheFo
         return None
     if not sized_to_request(answer.engine):
         tokens = min(answer.budget.kv_tokens.value, Decimal(model.max_context))
-        return Figure(tokens, "tokens", COUNT, "longest context", Formula("min", (
+        return Figure(value=tokens, unit="tokens", kind=COUNT, label="longest context", formula=Formula("min", (
             answer.budget.kv_tokens, given(model.max_context, "tokens", COUNT, "the model's longest context"))))
     return attention.longest_context(attention.model_layers(model), element_bytes(kv_format), room, 1,
                                      model.max_context)
@@ -202,7 +203,8 @@ def room_tokens(answer: Verdict, model: CatalogueModel, kv_format: KvCacheFormat
     layers, share = sequence_split(answer.engine, model, answer.cards)
     per_token = attention.kv_bytes_per_token(layers, element_bytes(kv_format))
     held = (room.value * BYTES_PER_GB / (per_token.value / share)).to_integral_value(rounding=ROUND_FLOOR)
-    return Figure(held, "tokens", COUNT, "tokens the room holds", Formula("⌊÷⌋", (room, per_token)))
+    return Figure(value=held, unit="tokens", kind=COUNT, label="tokens the room holds",
+                  formula=Formula("⌊÷⌋", (room, per_token)))
 
 
 def sequences_held(answer: Verdict, model: CatalogueModel, kv_format: KvCacheFormat, context: int) -> Figure | None:
@@ -243,8 +245,8 @@ def in_gb(gib: Figure, label: str | None = None) -> Figure:
 
 def bytes_in_gb(figure: Figure, kind: str, label: str) -> Figure:
     """A figure in bytes, in GB."""
-    return Figure(figure.value / BYTES_PER_GB, "GB", kind, label,
-                  Formula("÷", (figure, given(BYTES_PER_GB, "B/GB", FACTOR, "bytes per GB"))))
+    return Figure(value=figure.value / BYTES_PER_GB, unit="GB", kind=kind, label=label,
+                  formula=Formula("÷", (figure, given(BYTES_PER_GB, "B/GB", FACTOR, "bytes per GB"))))
 
 
 def per_card_sequences(engine: Engine, model: CatalogueModel, cards: int, b: Figure, context: int,

@@ -115,8 +115,9 @@ def decode_read(model: CatalogueModel, weight_format: WeightFormat) -> Figure:
             terms.append(Figure(row, "B", WEIGHTS, "one row of the embedding table"))
         elif name == "experts" and classes.experts:
             share = Decimal(classes.experts_active) / classes.experts
-            terms.append(Figure(class_bytes(model, weight_format, name) * share, "B", WEIGHTS, "experts routed to",
-                                Formula("×", (given(share, "", FACTOR, "experts routed to ÷ all experts"),))))
+            terms.append(Figure(value=class_bytes(model, weight_format, name) * share, unit="B", kind=WEIGHTS,
+                                label="experts routed to",
+                                formula=Formula("×", (given(share, "", FACTOR, "experts routed to ÷ all experts"),))))
         else:
             terms.append(Figure(class_bytes(model, weight_format, name), "B", WEIGHTS, name))
     return total(*terms, unit="B", kind=WEIGHTS, label="weights read per token")
@@ -132,13 +133,14 @@ def _per_card(model: CatalogueModel, weight_format: WeightFormat, tensor_class: 
     if tensor_class in SPLIT_BY_VOCABULARY:
         padded = -(-model.vocab_size // VOCAB_PADDING) * VOCAB_PADDING
         share = Decimal(padded) / model.vocab_size / cards
-        return Figure(whole.value * share, "B", WEIGHTS, f"{tensor_class} per card",
-                      Formula("×", (whole, given(share, "", FACTOR, "padded vocabulary ÷ vocabulary ÷ cards"))))
+        return Figure(value=whole.value * share, unit="B", kind=WEIGHTS, label=f"{tensor_class} per card",
+                      formula=Formula("×", (whole,
+                                            given(share, "", FACTOR, "padded vocabulary ÷ vocabulary ÷ cards"))))
     if tensor_class == "attention":
         return _attention_per_card(model, weight_format, whole, cards)
     if tensor_class in SPLIT_BY_CARDS:
-        return Figure(whole.value / cards, "B", WEIGHTS, f"{tensor_class} per card",
-                      Formula("÷", (whole, given(cards, "cards", COUNT, "cards"))))
+        return Figure(value=whole.value / cards, unit="B", kind=WEIGHTS, label=f"{tensor_class} per card",
+                      formula=Formula("÷", (whole, given(cards, "cards", COUNT, "cards"))))
     return whole  # replicated
 
 
@@ -154,8 +156,8 @@ def _attention_per_card(model: CatalogueModel, weight_format: WeightFormat, whol
         kept = Decimal(1) / kv_heads - Decimal(1) / cards  # a whole head per card, where a 1/cards share was due
         replicated += keys_and_values * kept * _attention_bytes_per_param(model, weight_format)
     value = whole.value / cards + replicated
-    return Figure(value, "B", WEIGHTS, "attention per card",
-                  Formula("÷", (whole, given(cards, "cards", COUNT, "cards"))))
+    return Figure(value=value, unit="B", kind=WEIGHTS, label="attention per card",
+                  formula=Formula("÷", (whole, given(cards, "cards", COUNT, "cards"))))
 
 
 def _attention_bytes_per_param(model: CatalogueModel, weight_format: WeightFormat) -> Decimal:

@@ -104,8 +104,9 @@ def site_text(root: Path) -> SiteText:
             scope = build.renderer.scope(page, locale, MD)
             tables = {table_id: _table_text(table, scope, scope.cell)
                       for table_id, table in shown.page_tables.get(page.id, {}).items()}
-            pages[path] = PageText(path, locale.tag, _title(twin), tables, _sentences(twin),
-                                   shown.page_charts.get((page.id, locale.segment), {}))
+            pages[path] = PageText(path=path, language=locale.tag, title=_title(twin), tables=tables,
+                                   sentences=_sentences(twin),
+                                   charts=shown.page_charts.get((page.id, locale.segment), {}))
     return SiteText(pages, dict(files))
 
 

@@ -29,5 +29,5 @@ class GpuPage(Facts):
 def gpu_page(guide: Guide, params: dict, card_view=None) -> GpuPage:
     """A card's own page (made once per card)."""
     facts = card(card_view)
-    return GpuPage(facts, card_view.id, facts.min_cards.value > 1, facts.wins.value > 0, defaults(guide),
-                   measured_card(guide, card_view.id))
+    return GpuPage(card=facts, id=card_view.id, several_min=facts.min_cards.value > 1, wins=facts.wins.value > 0,
+                   defaults=defaults(guide), measured=measured_card(guide, card_view.id))

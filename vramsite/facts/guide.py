@@ -213,8 +213,8 @@ def vram(guide: Guide, params: dict, subject=None) -> VramFacts:
 
 
 def _headline(guide: Guide, reference, serve: Serving) -> Headline:
-    return Headline(model(reference), serve, guide.precision_bytes("bf16"), card(guide.cheapest_per_gb()),
-                    card(guide.largest_card()))
+    return Headline(model=model(reference), serve=serve, bytes_bf16=guide.precision_bytes("bf16"),
+                    cheapest_per_gb=card(guide.cheapest_per_gb()), largest=card(guide.largest_card()))
 
 
 def _formula(guide: Guide, reference, serve: Serving) -> Formula:
@@ -248,7 +248,8 @@ def _attention(guide: Guide, reference) -> Attention | None:
     if mha is None or reference.attention == "mha":
         return None
     larger = mha.kv().value > reference.kv().value and mha.params.value < reference.params.value
-    return Attention(model(mha), mha.kv(), reference.kv(), larger, guide.ratio(mha.kv_heads, reference.kv_heads))
+    return Attention(model=model(mha), cache=mha.kv(), reference_cache=reference.kv(), cache_larger=larger,
+                     ratio=guide.ratio(mha.kv_heads, reference.kv_heads))
 
 
 def _context(guide: Guide, reference, serve: Serving, params: dict) -> Context:
@@ -288,9 +289,9 @@ def _finetune(guide: Guide, reference) -> Finetune:
 
 
 def _grid(guide: Guide, serve: Serving) -> Grid:
-    return Grid(guide.tight_single, guide.tight_per_card,
-                discounts(guide), _tight(guide), _outlier(guide), serve.int4,
-                given(max(guide.data.lookup.card_counts), "", COUNT))
+    return Grid(tight_single=guide.tight_single, tight_per_card=guide.tight_per_card, discounts=discounts(guide),
+                tight=_tight(guide), outlier=_outlier(guide), int4=serve.int4,
+                node_cards=given(max(guide.data.lookup.card_counts), "", COUNT))
 
 
 def _tight(guide: Guide) -> Tight | None:
@@ -300,8 +301,9 @@ def _tight(guide: Guide) -> Tight | None:
     the_model, method, answer = guide.tightest_cell()
     gpu = answer.choice.gpu
     roomy = guide.cheapest(the_model.id, method.id, roomy=True, faster_than=gpu.bandwidth_gbps)
-    return Tight(model(guide.model(the_model.id)), method, offer(guide, answer), guide.slowest_memory().id == gpu.id,
-                 guide.slower_than_most(gpu.id), offer(guide, roomy) if roomy.fits else None)
+    return Tight(model=model(guide.model(the_model.id)), method=method, offer=offer(guide, answer),
+                 slowest=guide.slowest_memory().id == gpu.id, slower_than_most=guide.slower_than_most(gpu.id),
+                 roomy=offer(guide, roomy) if roomy.fits else None)
 
 
 def _outlier(guide: Guide) -> Outlier | None:

@@ -123,8 +123,8 @@ def not_us(guide: Guide) -> NotUs:
     cheapest = guide.cheapest_card()
     largest = max(guide.models, key=lambda m: (m.params.value, m.id))
     try_model = _largest_held(guide, cheapest, "infer-int4") or min(guide.models, key=lambda m: m.params.value)
-    return NotUs(given(guide.data.pricing.minimum_days, "", COUNT), model(try_model), card(cheapest), model(largest),
-                 largest.need("full").total)
+    return NotUs(minimum_days=given(guide.data.pricing.minimum_days, "", COUNT), try_model=model(try_model),
+                 try_card=card(cheapest), largest_model=model(largest), largest_full=largest.need("full").total)
 
 
 def _largest_held(guide: Guide, view, *methods: str):
@@ -166,8 +166,8 @@ def faq(guide: Guide, reference, serve: Serving, reference_card, params: dict) -
     long_contexts = params["long_contexts"]
     return Faq(
         reference=model(reference), reference_cache=reference.kv(), serve=serve, small=_small(guide, params),
-        kv=KvAnswer(model(reference), reference.kv_per_token(), reference.kv(), reference.kv(context=long_contexts[-1]),
-                    given(long_contexts[-1], "", COUNT)),
+        kv=KvAnswer(model=model(reference), per_token=reference.kv_per_token(), cache=reference.kv(),
+                    long_cache=reference.kv(context=long_contexts[-1]), longest=given(long_contexts[-1], "", COUNT)),
         finetune_on=_finetune_on(guide),
         largest=LargestModel(model(largest), largest_serve, bool(int4.fits and guide.slower_than_most(int4.card.gpu.id)),
                              largest.need("full-act").total),
@@ -200,4 +200,5 @@ def _finetune_on(guide: Guide) -> FinetuneOn:
         needs = ((m, m.need(method_id).total) for m in models)
         return tuple(Fit(model(m), need, rules.fits(need.value, view.gpu.memory_gb)) for m, need in needs)
 
-    return FinetuneOn(card(view), fits("qlora"), fits("lora"), fits("full-act"), guide.bytes_per_param("full"))
+    return FinetuneOn(card=card(view), qlora=fits("qlora"), lora=fits("lora"), full=fits("full-act"),
+                      bytes_full=guide.bytes_per_param("full"))

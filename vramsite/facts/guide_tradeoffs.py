@@ -79,8 +79,9 @@ def tradeoffs(guide: Guide, params: dict) -> Tradeoffs:
     production = guide.gpu(params["production_card"])
     fast = fastest_under(guide, params["budget_usd"])
     comparison = guide.gpu(params["comparison"][0][0])
-    return Tradeoffs(_ceilings(guide, fast), _quantized(guide, params), _pair(guide, params["pair"]),
-                     _links(guide, production, fast, params), comparison.memory)
+    return Tradeoffs(ceilings=_ceilings(guide, fast), quantized=_quantized(guide, params),
+                     pair=_pair(guide, params["pair"]), links=_links(guide, production, fast, params),
+                     comparison_memory=comparison.memory)
 
 
 def fastest_under(guide: Guide, budget):
@@ -151,5 +152,5 @@ def _links(guide: Guide, production, fast, params: dict) -> Links:
         candidates = ([fast] if fast else []) + list(guide.gpus)
         other = next((g for g in candidates if g.interconnect_kind.startswith("pcie")
                       and g.interconnect_kind != pcie.interconnect_kind), None)
-    return Links(card_or_none(nvlink), tuple(g.name for g in bridged), bridged[0].link if bridged else None,
-                 card_or_none(pcie), card_or_none(other))
+    return Links(nvlink=card_or_none(nvlink), bridged=tuple(g.name for g in bridged),
+                 bridge=bridged[0].link if bridged else None, pcie=card_or_none(pcie), other_pcie=card_or_none(other))

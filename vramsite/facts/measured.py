@@ -31,7 +31,8 @@ MODEL_LIBRARIES = ("torch", "transformers", "peft")
 def provenance(run: MeasuredRun) -> Provenance:
     versions = dict(run.run.versions)
     software = tuple(f"{name} {versions[name]}" for name in MODEL_LIBRARIES if name in versions)
-    return Provenance(run.run.device_name, software, run.run.weights, run.run.attention, run.run.date)
+    return Provenance(device=run.run.device_name, software=software, weights=run.run.weights,
+                      attention=run.run.attention, date=run.run.date)
 
 
 @dataclass(frozen=True)
@@ -51,8 +52,8 @@ class Against(Facts):
 def against(comparison: Comparison | None) -> Against | None:
     if comparison is None:
         return None
-    return Against(comparison.formula, comparison.measured, comparison.gap, comparison.gap_percent,
-                   comparison.formula_covers)
+    return Against(formula=comparison.formula, measured=comparison.measured, gap=comparison.gap,
+                   gap_percent=comparison.gap_percent, covers=comparison.formula_covers)
 
 
 @dataclass(frozen=True)
@@ -148,10 +149,11 @@ def _shape(run: MeasuredRun, inference, overhead: Comparison | None) -> ShapeSer
     shape = inference.shape
     prefill = run.find("prefill", shape_id=shape.id)
     beyond = prefill.difference.value
-    return ShapeServed(shape.like or shape.id, given(inference.context_tokens, "tokens", COUNT),
-                       against(run.find("weights", shape_id=shape.id)), against(run.find("kv_cache", shape_id=shape.id)),
-                       against(prefill), against(run.find("serving", shape_id=shape.id)),
-                       overhead is not None and beyond <= overhead.formula.value)
+    return ShapeServed(name=shape.like or shape.id, context=given(inference.context_tokens, "tokens", COUNT),
+                       weights=against(run.find("weights", shape_id=shape.id)),
+                       kv_cache=against(run.find("kv_cache", shape_id=shape.id)), prefill=against(prefill),
+                       serving=against(run.find("serving", shape_id=shape.id)),
+                       prefill_within_overhead=overhead is not None and beyond <= overhead.formula.value)
 
 
 def _trained(comparison: Comparison) -> Trained:
@@ -174,6 +176,7 @@ def measured_card(guide: Guide, gpu_id: str) -> MeasuredCard | None:
     run = guide.measured_on(gpu_id)
     if run is None:
         return None
-    return MeasuredCard(provenance(run),
-                        given(run.run.total_mib, "MiB", COUNT) if run.run.total_mib is not None else None,
-                        against(run.find("card_memory")), against(run.find("bandwidth")), run.achieved_share)
+    return MeasuredCard(provenance=provenance(run),
+                        reported_mib=given(run.run.total_mib, "MiB", COUNT) if run.run.total_mib is not None else None,
+                        reported=against(run.find("card_memory")), bandwidth=against(run.find("bandwidth")),
+                        achieved_share=run.achieved_share)

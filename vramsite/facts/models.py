@@ -164,8 +164,8 @@ def _serving(guide: Guide, view: CatalogueView) -> Serving:
     engine = serving_engine(guide.data.engines, native)
     share = memory_share(engine)
     utilization = given(share * 100, "%", PERCENT) if share is not None else None
-    return Serving(native.name, view.format_weights(native.id), view.format_bits(native.id), engine.name,
-                   utilization)
+    return Serving(native=native.name, native_weights=view.format_weights(native.id),
+                   native_bits=view.format_bits(native.id), engine=engine.name, utilization=utilization)
 
 
 @register("model")

@@ -38,8 +38,9 @@ def pricing_page(guide: Guide, params: dict, subject=None) -> PricingPage:
     order = view.order(count)
     example = None
     if order is not None:
-        example = Example(card(view), given(count, "", COUNT), order, view.list_price(count),
-                          guide.discount(count).value > 0)
+        example = Example(card=card(view), count=given(count, "", COUNT), order=order,
+                          list_price=view.list_price(count), discounted=guide.discount(count).value > 0)
     pricing = guide.data.pricing
-    return PricingPage(given(pricing.minimum_days, "", COUNT), given(pricing.hours_per_month, "", COUNT),
-                       discounts(guide), example, min_order(guide))
+    return PricingPage(minimum_days=given(pricing.minimum_days, "", COUNT),
+                       hours_per_month=given(pricing.hours_per_month, "", COUNT), discounts=discounts(guide),
+                       example=example, min_order=min_order(guide))

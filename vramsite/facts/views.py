@@ -70,8 +70,10 @@ class Model(Facts):
 
 def model(view) -> Model:
     if view.model.layers is None:
-        return Model(view.name, view.params, None, None, None, None)
-    return Model(view.name, view.params, view.layers, view.attention_heads, view.kv_heads, view.head_dim)
+        return Model(name=view.name, params=view.params, layers=None, attention_heads=None, kv_heads=None,
+                     head_dim=None)
+    return Model(name=view.name, params=view.params, layers=view.layers, attention_heads=view.attention_heads,
+                 kv_heads=view.kv_heads, head_dim=view.head_dim)
 
 
 @dataclass(frozen=True)

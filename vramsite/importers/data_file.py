@@ -58,7 +58,8 @@ def read_data_file(site: Path, relative: str, name: str) -> DataFile:
     """``site``'s data file at ``relative`` (data/prices.yaml), read within the bounds ``check`` applies."""
     path = _written_path(Path(site), relative, name)
     original = _current(Path(site), path, name)
-    return DataFile(Path(site), path, name, original, None if original is None else decode_utf8(original, name))
+    return DataFile(site=Path(site), path=path, name=name, original=original,
+                    text=None if original is None else decode_utf8(original, name))
 
 
 def _current(site: Path, path: Path, name: str) -> bytes | None:

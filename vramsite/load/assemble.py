@@ -233,9 +233,9 @@ class _Checker:
             deploy_seconds=raw.get("deploy_seconds"),
             node_host_memory_tb=_dec(raw.get("node_host_memory_tb")),
             marketplace=raw.get("marketplace"),
-            references={item["id"]: Reference(item["id"], item["title"], item["url"], item.get("authors"),
-                                              item.get("label"),
-                                              {key: _dec(value) for key, value in item.get("facts", {}).items()})
+            references={item["id"]: Reference(id=item["id"], title=item["title"], url=item["url"],
+                                              authors=item.get("authors"), label=item.get("label"),
+                                              facts={key: _dec(value) for key, value in item.get("facts", {}).items()})
                         for item in raw.get("references", [])},
         )
 
@@ -479,12 +479,13 @@ class _Checker:
         given = item["tensors"]
         tensors = tuple((name, find(given.get(name, given["rest"]), ("tensors", name if name in given else "rest")))
                         for name in TENSOR_CLASSES)
-        rules = tuple(PartRule(rule["part"], find(rule["storage"], ("rules", index, "storage")),
-                               rule.get("layers", "all"), rule.get("when", {}).get("experts"),
-                               rule.get("when", {}).get("layers"))
+        rules = tuple(PartRule(part=rule["part"], storage=find(rule["storage"], ("rules", index, "storage")),
+                               layers=rule.get("layers", "all"), when_experts=rule.get("when", {}).get("experts"),
+                               when_layers=rule.get("when", {}).get("layers"))
                       for index, rule in enumerate(item.get("rules", ())))
-        return WeightFormat(item["id"], item["name"], tensors, rules, item.get("requires_feature"), item["source"],
-                            self.checkpoint(item.get("checkpoint"), path + ("checkpoint",)))
+        return WeightFormat(id=item["id"], name=item["name"], tensors=tensors, rules=rules,
+                            requires_feature=item.get("requires_feature"), source=item["source"],
+                            checkpoint=self.checkpoint(item.get("checkpoint"), path + ("checkpoint",)))
 
     def checkpoint(self, item: dict | None, path: tuple) -> Checkpoint | None:
         """How a config names a checkpoint in the format: a torch_dtype, or a quant_method with its settings."""
@@ -833,9 +834,10 @@ def _engine(item: dict) -> Engine:
                       tuple((_dec(step["from_gib"]), _dec(step["value"])) for step in raw.get("by_memory", ())))
         for name, raw in item["settings"].items())
     terms = tuple(EngineTerm(name, _dec(raw["value"]), raw["source"]) for name, raw in item["terms"].items())
-    layouts = tuple(WeightLayout(raw["format"], raw["when_card_lacks"], raw["kernel"],
-                                 (raw["experts_round_up"]["intermediate"], raw["experts_round_up"]["hidden"]),
-                                 raw["source"])
+    layouts = tuple(WeightLayout(format=raw["format"], when_card_lacks=raw["when_card_lacks"], kernel=raw["kernel"],
+                                 experts_round_up=(raw["experts_round_up"]["intermediate"],
+                                                   raw["experts_round_up"]["hidden"]),
+                                 source=raw["source"])
                     for raw in item.get("weight_layouts", ()))
     return Engine(id=item["id"], name=item["name"], version=item["version"], budget=item["budget"],
                   kv_cache_formats=tuple(item["kv_cache_formats"].items()), settings=settings, terms=terms,

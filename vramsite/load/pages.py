@@ -147,10 +147,11 @@ def _specs_of(item: dict, line: int | None, entry: str, data: SiteData) -> list[
     source, params, facts = item.get("source", item["id"]), item.get("params", {}), item.get("facts")
     if "each" in item:
         collection = COLLECTIONS[item["each"]]
-        return [PageSpec(collection.page_id(item["id"], key), source, item["template"], None, params,
-                         collection.name, key, line=line, entry=entry, facts=facts) for key in collection.keys(data)]
-    return [PageSpec(item["id"], source, item["template"], item.get("nav"), params, line=line, entry=entry,
-                     facts=facts)]
+        return [PageSpec(id=collection.page_id(item["id"], key), source=source, template=item["template"], nav=None,
+                         params=params, collection=collection.name, item=key, line=line, entry=entry,
+                         facts=facts) for key in collection.keys(data)]
+    return [PageSpec(id=item["id"], source=source, template=item["template"], nav=item.get("nav"), params=params,
+                     line=line, entry=entry, facts=facts)]
 
 
 def _clash(page: PageSpec, first: PageSpec, document: YamlDocument, index: int, entry: str,

@@ -24,10 +24,13 @@ class Shape:
 
 
 REFERENCE_SHAPES = (
-    Shape("7b-gqa", 32, 32, 8, 4096, 14336, 32000, like="Mistral 7B", model="7B"),
-    Shape("13b-mha", 40, 40, 40, 5120, 13824, 32000, like="Llama 2 13B", model="13B"),
+    Shape(id="7b-gqa", layers=32, attention_heads=32, kv_heads=8, hidden_size=4096, intermediate_size=14336,
+          vocab_size=32000, like="Mistral 7B", model="7B"),
+    Shape(id="13b-mha", layers=40, attention_heads=40, kv_heads=40, hidden_size=5120, intermediate_size=13824,
+          vocab_size=32000, like="Llama 2 13B", model="13B"),
 )
 """What a GPU run builds: a grouped-query 7B and a multi-head 13B, the guide's 7B and 13B rows."""
 
-TINY_SHAPE = Shape("tiny-gqa", 2, 4, 2, 64, 128, 256, like="a tiny grouped-query model")
+TINY_SHAPE = Shape(id="tiny-gqa", layers=2, attention_heads=4, kv_heads=2, hidden_size=64, intermediate_size=128,
+                   vocab_size=256, like="a tiny grouped-query model")
 """What a CPU run builds: every code path in seconds."""

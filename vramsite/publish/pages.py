@@ -118,8 +118,8 @@ class PageRenderer:
     def scope(self, page: PageSpec, locale, mode: str, facts=None) -> Scope:
         """What the page's content and layouts see in one language and format."""
         subject = {page.collection: self._subject(page)} if page.collection is not None else {}
-        return Scope(self.services.scope, locale, mode, page_path(locale.segment, page.id), page.params, facts,
-                     subject)
+        return Scope(services=self.services.scope, locale=locale, mode=mode,
+                     page_path=page_path(locale.segment, page.id), params=page.params, facts=facts, subject=subject)
 
     def _subject(self, page: PageSpec):
         """The view of the item a page made once per item is about (a card's GpuView); None for other pages."""
@@ -147,8 +147,8 @@ class PageRenderer:
         html = self._layout(page.template, html_scope, page={**info, **shown_meta, "contents": contents},
                             body=Markup(body_html))
         twin = self._layout("page.md", md_scope, page=info, body=Markup(body_md))
-        return RenderedPage(page.id, locale, info["title"], info["description"], html.encode("utf-8"),
-                            twin.encode("utf-8"))
+        return RenderedPage(key=page.id, locale=locale, title=info["title"], description=info["description"],
+                            html=html.encode("utf-8"), markdown=twin.encode("utf-8"))
 
     def _content_file(self, page: PageSpec, locale):
         """The page's content file in ``locale``, compiled once however many pages it makes (one per card, say)."""

@@ -146,7 +146,7 @@ def read_content(path: Path, name: str, env: ContentEnvironment, cache: Path | N
     template = _compile(env, body, cache, name, body_line)
     meta_templates = {key: _compile(env, value, cache, name, 2 + index)
                       for index, (key, value) in enumerate(meta.items())}
-    return ContentFile(name, meta, body_line, template, meta_templates)
+    return ContentFile(name=name, meta=meta, body_line=body_line, template=template, meta_templates=meta_templates)
 
 
 def _compile(env: ContentEnvironment, source: str, cache: Path | None, name: str, first_line: int):

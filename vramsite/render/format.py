@@ -124,7 +124,8 @@ class Formatter:
         if figure.unit in MONEY_PERIODS:
             return self.money(figure, decimals, period)
         if figure.unit == "GB/s" and figure.kind == BANDWIDTH and figure.value >= TB:
-            tera = Figure(figure.value / TB, "TB/s", figure.kind, figure.label, figure.formula)
+            tera = Figure(value=figure.value / TB, unit="TB/s", kind=figure.kind, label=figure.label,
+                          formula=figure.formula)
             return self._with_unit(tera, decimals)
         return self._with_unit(figure, decimals)
 

@@ -104,8 +104,8 @@ def _overlay(layers: list[Catalog]) -> Catalog:
     result = layers[0]
     for layer in layers[1:]:
         fuzzy = (result.fuzzy - set(layer.messages)) | layer.fuzzy
-        result = Catalog(layer.locale, layer.path, {**result.messages, **layer.messages}, fuzzy,
-                         {**result.lines, **layer.lines}, layer.plural)
+        result = Catalog(locale=layer.locale, path=layer.path, messages={**result.messages, **layer.messages},
+                         fuzzy=fuzzy, lines={**result.lines, **layer.lines}, plural=layer.plural)
     return result
 
 
@@ -126,7 +126,7 @@ def _read(path: Path, relative: str, locale: LocaleConfig) -> Catalog:
             fuzzy.add(key)
         if message.lineno:
             lines[key] = message.lineno
-    return Catalog(locale, relative, messages, fuzzy, lines, plural)
+    return Catalog(locale=locale, path=relative, messages=messages, fuzzy=fuzzy, lines=lines, plural=plural)
 
 
 def _parse(raw: bytes, relative: str, locale: LocaleConfig, text: str):

@@ -300,7 +300,7 @@ class Pieces:
     def usd(self, value, decimals: int | None = None, period: bool = False) -> Markup:
         figure = _as_figure(value)
         if figure.unit not in MONEY_PERIODS:
-            figure = Figure(figure.value, "USD", "price", figure.label, figure.formula)
+            figure = Figure(value=figure.value, unit="USD", kind="price", label=figure.label, formula=figure.formula)
         return self.inline.figure(figure, _decimals(decimals), period)
 
     def names(self, items, style: str = "standard") -> Markup:

@@ -55,8 +55,8 @@ def engine_logs_table(guide: Guide) -> Table | None:
         cells = (_gib(item.weights_logged), _gib(item.weights_ours), _gib(item.kv_logged), _gib(item.kv_ours),
                  _start(item.started), _start(item.starts), Cell(Text(log.source)))
         rows.append(Row(header, cells, log.id))
-    return Table("engine-logs", Msg.of("Published engine logs against our figures"), Msg.of("Model"), columns,
-                 tuple(rows))
+    return Table(id="engine-logs", caption=Msg.of("Published engine logs against our figures"), corner=Msg.of("Model"),
+                 columns=columns, rows=tuple(rows))
 
 
 ENGINE_LOG_TABLES = {"engine_logs": engine_logs_table}

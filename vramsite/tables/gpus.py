@@ -91,8 +91,9 @@ def catalogue_table(guide: Guide, columns: list[str] | None = None) -> Table:
     period = guide.data.pricing.period
     rows = tuple(Row(gpu_header(gpu, Text(gpu.architecture)), tuple(card_cell(entry, gpu) for entry in shown), gpu.id)
                  for gpu in guide.gpus_by_memory())
-    return Table("catalogue", Msg.of("Every card we rent"), Msg.of("GPU"),
-                 tuple(Column(Msg.of(entry.label_for(period)), entry.numeric, entry.key) for entry in shown), rows)
+    return Table(id="catalogue", caption=Msg.of("Every card we rent"), corner=Msg.of("GPU"),
+                 columns=tuple(Column(Msg.of(entry.label_for(period)), entry.numeric, entry.key) for entry in shown),
+                 rows=rows)
 
 
 def gpu_specs_table(guide: Guide, gpu: str, rows: list[str] | None = None) -> Table:
@@ -109,8 +110,8 @@ def gpu_specs_table(guide: Guide, gpu: str, rows: list[str] | None = None) -> Ta
     shown = tuple(Row(Cell(Msg.of(entry.label_for(period))), (card_cell(entry, card),), entry.key)
                   for entry in every if (rows is None or entry.key in rows)
                   and (entry.cell == OWN or _value(entry, card) is not None))
-    return Table(f"specs-{card.id}", Msg.of("Specifications of the {card}", card=Text(card.name)),
-                 Msg.of("Specification"), (Column(Text(card.name), False, "value"),), shown)
+    return Table(id=f"specs-{card.id}", caption=Msg.of("Specifications of the {card}", card=Text(card.name)),
+                 corner=Msg.of("Specification"), columns=(Column(Text(card.name), False, "value"),), rows=shown)
 
 
 def gpu_prices_table(guide: Guide, gpu: str) -> Table:
@@ -132,8 +133,8 @@ def gpu_prices_table(guide: Guide, gpu: str) -> Table:
                  figure_cell(per_card_hour(order, count, guide.data.pricing)))
         rows.append(Row(Cell(Msg.of("{count}× {card}", count=Fig(given(count, "", COUNT)), card=Text(card.name))),
                         cells, f"{count}"))
-    return Table(f"prices-{card.id}", Msg.of("{card} by order size", card=Text(card.name)),
-                 Msg.of("Order"), columns, tuple(rows))
+    return Table(id=f"prices-{card.id}", caption=Msg.of("{card} by order size", card=Text(card.name)),
+                 corner=Msg.of("Order"), columns=columns, rows=tuple(rows))
 
 
 def gpu_fits_table(guide: Guide, gpu: str) -> Table:
@@ -155,8 +156,8 @@ def gpu_fits_table(guide: Guide, gpu: str) -> Table:
             else:
                 cells.append(Cell(Fig(need), sub=(Flag("does not fit"),), flags=("no",), value=need))
         rows.append(Row(model_header(model), tuple(cells), model.id))
-    return Table(f"fits-{card.id}", Msg.of("What one {card} holds", card=Text(card.name)), Msg.of("Model"),
-                 columns, tuple(rows))
+    return Table(id=f"fits-{card.id}", caption=Msg.of("What one {card} holds", card=Text(card.name)),
+                 corner=Msg.of("Model"), columns=columns, rows=tuple(rows))
 
 
 def gpu_context_table(guide: Guide, gpu: str) -> Table | None:
@@ -174,8 +175,9 @@ def gpu_context_table(guide: Guide, gpu: str) -> Table | None:
                 max_context(model.model, method, guide.sizing, card.gpu.memory_gb)
             cells.append(figure_cell(tokens) if tokens is not None else Cell(Text("—"), flags=("no",)))
         rows.append(Row(model_header(model), tuple(cells), model.id))
-    return Table(f"context-{card.id}", Msg.of("Longest context the memory of one {card} allows", card=Text(card.name)),
-                 Msg.of("Model"), columns, tuple(rows))
+    return Table(id=f"context-{card.id}",
+                 caption=Msg.of("Longest context the memory of one {card} allows", card=Text(card.name)),
+                 corner=Msg.of("Model"), columns=columns, rows=tuple(rows))
 
 
 def gpu_ceiling_table(guide: Guide, gpu: str) -> Table:
@@ -196,8 +198,8 @@ def gpu_ceiling_table(guide: Guide, gpu: str) -> Table:
             else:
                 cells.append(not_held_cell())
         rows.append(Row(model_header(model), tuple(cells), model.id))
-    return Table(f"ceilings-{card.id}", Msg.of("Decode ceiling on one {card}", card=Text(card.name)),
-                 Msg.of("Model"), columns, tuple(rows))
+    return Table(id=f"ceilings-{card.id}", caption=Msg.of("Decode ceiling on one {card}", card=Text(card.name)),
+                 corner=Msg.of("Model"), columns=columns, rows=tuple(rows))
 
 
 def gpu_wins_table(guide: Guide, gpu: str) -> Table | None:
@@ -215,8 +217,8 @@ def gpu_wins_table(guide: Guide, gpu: str) -> Table | None:
         cells = (Cell(method_label(method)), figure_cell(found.need), Cell(config, flags=("tight",) if choice.tight else ()),
                  figure_cell(choice.price, period=True))
         rows.append(Row(Cell(Link(("vram",), Text(model.name))), cells, f"{model.id}-{method.id}"))
-    return Table(f"wins-{card.id}", Msg.of("Lookup cells the {card} wins", card=Text(card.name)),
-                 Msg.of("Model"), columns, tuple(rows))
+    return Table(id=f"wins-{card.id}", caption=Msg.of("Lookup cells the {card} wins", card=Text(card.name)),
+                 corner=Msg.of("Model"), columns=columns, rows=tuple(rows))
 
 
 GPU_TABLES = {

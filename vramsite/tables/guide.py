@@ -98,7 +98,8 @@ def precision_table(guide: Guide, model_ids: list[str]) -> Table:
         rows.append(Row(Cell(Text(precision.label), sub=sub), tuple(cells), precision.id))
     columns = (Column(Msg.of("bytes per parameter"), True, "bytes_per_param"),
                *(Column(Text(model.name), True, model.id) for model in models))
-    return Table("precisions", Msg.of("Weights by precision"), Msg.of("Precision"), columns, tuple(rows))
+    return Table(id="precisions", caption=Msg.of("Weights by precision"), corner=Msg.of("Precision"), columns=columns,
+                 rows=tuple(rows))
 
 
 def inference_table(guide: Guide) -> Table:
@@ -112,7 +113,8 @@ def inference_table(guide: Guide) -> Table:
         cells = [figure_cell(model.kv())] if inference.kv_cache else []
         cells += [figure_cell(model.need(method.id).total) for method in methods]
         rows.append(Row(model_header(model, model_shape(model)), tuple(cells), model.id))
-    return Table("inference", Msg.of("Memory to serve each model"), Msg.of("Model"), tuple(columns), tuple(rows))
+    return Table(id="inference", caption=Msg.of("Memory to serve each model"), corner=Msg.of("Model"),
+                 columns=tuple(columns), rows=tuple(rows))
 
 
 def context_table(guide: Guide, contexts: list[int], model_ids: list[str] | None = None) -> Table:
@@ -133,8 +135,8 @@ def context_table(guide: Guide, contexts: list[int], model_ids: list[str] | None
     inference = guide.data.inference
     assumes = Msg.of("{precision} cache, batch {batch}", precision=Text(inference.kv_precision.label),
                      batch=Fig(given(inference.batch, "", COUNT)))
-    return Table("context", Msg.of("KV cache by context length"), Msg.of("Model"), tuple(columns), tuple(rows),
-                 assumes=(assumes,))
+    return Table(id="context", caption=Msg.of("KV cache by context length"), corner=Msg.of("Model"),
+                 columns=tuple(columns), rows=tuple(rows), assumes=(assumes,))
 
 
 def finetune_table(guide: Guide) -> Table:
@@ -144,7 +146,8 @@ def finetune_table(guide: Guide) -> Table:
         Row(model_header(model), tuple(figure_cell(model.need(method.id).total) for method in methods), model.id)
         for model in guide.models
     )
-    return Table("finetune", Msg.of("Memory to fine-tune each model"), Msg.of("Model"), columns, rows)
+    return Table(id="finetune", caption=Msg.of("Memory to fine-tune each model"), corner=Msg.of("Model"),
+                 columns=columns, rows=rows)
 
 
 def lookup_table(guide: Guide, columns: list[str] | None = None, table_id: str = "lookup",
@@ -168,7 +171,7 @@ def lookup_table(guide: Guide, columns: list[str] | None = None, table_id: str =
         sub = Names(tuple(Text(name) for name in model.examples)) if examples and model.examples else None
         rows.append(Row(model_header(model, sub), tuple(cells), model.id))
     caption = caption or selection_words(guide.data.lookup.selection).lookup_caption
-    return Table(table_id, Msg.of(caption), Msg.of("Model"), heads, tuple(rows))
+    return Table(id=table_id, caption=Msg.of(caption), corner=Msg.of("Model"), columns=heads, rows=tuple(rows))
 
 
 def cost_table(guide: Guide) -> Table:
@@ -186,7 +189,8 @@ def cost_table(guide: Guide) -> Table:
         cells = (figure_cell(gpu.memory), figure_cell(gpu.bandwidth), figure_cell(gpu.price, period=True),
                  figure_cell(gpu.usd_per_gb), figure_cell(gpu.gbps_per_usd, bare=True), figure_cell(gpu.hourly))
         rows.append(Row(gpu_header(gpu, gpu_summary(guide, gpu)), cells, gpu.id))
-    return Table("cost", Msg.of("What a GB of VRAM costs"), Msg.of("GPU"), columns, tuple(rows))
+    return Table(id="cost", caption=Msg.of("What a GB of VRAM costs"), corner=Msg.of("GPU"), columns=columns,
+                 rows=tuple(rows))
 
 
 def gpu_summary(guide: Guide, gpu) -> tuple:
@@ -213,7 +217,8 @@ def comparison_table(guide: Guide, configs: list[tuple[str, int]]) -> Table:
                  figure_cell(gpu.order(count), period=True),
                  Cell((Fig(gpu.link), Text(" "), Msg.of(f"link:{gpu.interconnect_kind}"))))
         rows.append(Row(header, cells, f"{count}x-{gpu.id}"))
-    return Table("comparison", Msg.of("Two cards or one"), Msg.of("Configuration"), columns, tuple(rows))
+    return Table(id="comparison", caption=Msg.of("Two cards or one"), corner=Msg.of("Configuration"), columns=columns,
+                 rows=tuple(rows))
 
 
 TABLES = {

@@ -37,7 +37,8 @@ def measured_table(guide: Guide, run: str | None = None) -> Table:
                Column(Msg.of("Difference"), True, "difference"), Column(Msg.of("Difference, %"), True, "percent"))
     rows = tuple(_row(item, index) for index, item in enumerate(found.comparisons)) if found else ()
     assumes = (Text(found.run.provenance),) if found else ()
-    return Table("measured", Msg.of("Formula against measured"), Msg.of("Figure"), columns, rows, assumes=assumes)
+    return Table(id="measured", caption=Msg.of("Formula against measured"), corner=Msg.of("Figure"), columns=columns,
+                 rows=rows, assumes=assumes)
 
 
 def _run(guide: Guide, run_id: str | None) -> MeasuredRun | None:

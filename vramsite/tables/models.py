@@ -49,7 +49,8 @@ def models_table(guide: Guide) -> Table | None:
                  figure_cell(model.max_context), figure_cell(model.kv_per_token(bf16.id)),
                  Cell(Text(model.native_format().name)), choice_cell(guide, model.serving_choice(model.native_format().id)))
         rows.append(Row(catalogue_model_header(model, Text(model.architecture)), cells, model.id))
-    return Table("models", Msg.of("Every model in the catalogue"), Msg.of("Model"), columns, tuple(rows))
+    return Table(id="models", caption=Msg.of("Every model in the catalogue"), corner=Msg.of("Model"), columns=columns,
+                 rows=tuple(rows))
 
 
 def model_kv_table(guide: Guide, model: str, contexts: list[int]) -> Table:
@@ -73,8 +74,8 @@ def model_kv_table(guide: Guide, model: str, contexts: list[int]) -> Table:
     if view.state_per_sequence.value:
         notes = (Msg.of("Each sequence also keeps {state} of linear-attention state, whatever its length.",
                         state=Fig(view.state_per_sequence)),)
-    return Table(f"model-kv-{view.id}", Msg.of("{model} KV cache, one sequence", model=Text(view.name)),
-                 Msg.of("KV cache format"), tuple(columns), tuple(rows), notes=notes)
+    return Table(id=f"model-kv-{view.id}", caption=Msg.of("{model} KV cache, one sequence", model=Text(view.name)),
+                 corner=Msg.of("KV cache format"), columns=tuple(columns), rows=tuple(rows), notes=notes)
 
 
 def model_methods_table(guide: Guide, model: str) -> Table:
@@ -86,8 +87,8 @@ def model_methods_table(guide: Guide, model: str) -> Table:
     rows = tuple(Row(Cell(method_label(method)), (figure_cell(view.need(method).total), lookup_cell(view.lookup(method))),
                      method.id)
                  for method in guide.columns if method.kind != MethodKind.INFERENCE)
-    return Table(f"model-methods-{view.id}", Msg.of(words.methods_caption, model=Text(view.name)),
-                 Msg.of("Method"), columns, rows)
+    return Table(id=f"model-methods-{view.id}", caption=Msg.of(words.methods_caption, model=Text(view.name)),
+                 corner=Msg.of("Method"), columns=columns, rows=rows)
 
 
 MODEL_TABLES = {

@@ -58,8 +58,8 @@ def model_formats_table(guide: Guide, model: str) -> Table:
                       figure_cell(view.format_read(weight_format.id)),
                       Cell(Text(engine_name(guide, weight_format)))), weight_format.id)
                  for weight_format in view.formats())
-    return Table(f"model-weights-{view.id}", Msg.of("{model} weights by format", model=Text(view.name)),
-                 Msg.of("Format"), columns, rows)
+    return Table(id=f"model-weights-{view.id}", caption=Msg.of("{model} weights by format", model=Text(view.name)),
+                 corner=Msg.of("Format"), columns=columns, rows=rows)
 
 
 def model_serving_table(guide: Guide, model: str) -> Table:
@@ -83,7 +83,8 @@ def model_serving_table(guide: Guide, model: str) -> Table:
                                  figure_cell(room_tokens(choice.verdict, view.model, guide.serving_kv()))),
                         weight_format.id))
     caption = Msg.of("Where {model} starts, by format", model=Text(view.name))
-    return Table(f"model-serving-{view.id}", caption, Msg.of("Format"), columns, tuple(rows))
+    return Table(id=f"model-serving-{view.id}", caption=caption, corner=Msg.of("Format"), columns=columns,
+                 rows=tuple(rows))
 
 
 def _per_card(guide: Guide, view: CatalogueView, kind: str, caption: Msg, card_figure, cell_of,
@@ -100,7 +101,7 @@ def _per_card(guide: Guide, view: CatalogueView, kind: str, caption: Msg, card_f
             answer = view.serve(weight_format.id, card.gpu, 1, context=context, sequences=1)
             cells.append((answer.starts and cell_of(card, answer)) or refusal_cell(answer))
         rows.append(Row(gpu_header(card, Fig(card_figure(card))), tuple(cells), card.id))
-    return Table(f"model-{kind}-{view.id}", caption, Msg.of("GPU"), columns, tuple(rows))
+    return Table(id=f"model-{kind}-{view.id}", caption=caption, corner=Msg.of("GPU"), columns=columns, rows=tuple(rows))
 
 
 def model_context_table(guide: Guide, model: str) -> Table:
@@ -162,9 +163,10 @@ def model_cost_table(guide: Guide, model: str) -> Table | None:
     if not rows:
         return None
     rows.sort(key=lambda row: (row.cells[2].value.value, row.key))
-    return Table(f"model-cost-{view.id}", Msg.of("What {model} costs per million tokens, {method}", model=Text(view.name),
-                                                 method=Text(view.native_format().name)),
-                 Msg.of("GPU"), columns, tuple(rows))
+    return Table(id=f"model-cost-{view.id}",
+                 caption=Msg.of("What {model} costs per million tokens, {method}", model=Text(view.name),
+                                method=Text(view.native_format().name)),
+                 corner=Msg.of("GPU"), columns=columns, rows=tuple(rows))
 
 
 def gpu_models_table(guide: Guide, gpu: str) -> Table | None:
@@ -184,8 +186,8 @@ def gpu_models_table(guide: Guide, gpu: str) -> Table | None:
         room = figure_cell(room_tokens(answer, view.model, guide.serving_kv())) if answer.fits else refusal_cell(answer)
         rows.append(Row(catalogue_model_header(view), (Cell(Text(native.name)), Cell(Text(answer.engine.name)),
                                              figure_cell(in_gb(answer.weights_gib)), room), view.id))
-    return Table(f"gpu-models-{card.id}", Msg.of("Real models on one {card}", card=Text(card.name)), Msg.of("Model"),
-                 columns, tuple(rows))
+    return Table(id=f"gpu-models-{card.id}", caption=Msg.of("Real models on one {card}", card=Text(card.name)),
+                 corner=Msg.of("Model"), columns=columns, rows=tuple(rows))
 
 
 SERVING_TABLES = {

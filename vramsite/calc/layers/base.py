@@ -97,7 +97,8 @@ class LayerKind:
         if window is None:
             return context
         kept = given(window, "tokens", COUNT, "window")
-        return Figure(min(context.value, kept.value), "tokens", COUNT, "tokens held", Formula("min", (context, kept)))
+        return Figure(value=min(context.value, kept.value), unit="tokens", kind=COUNT, label="tokens held",
+                      formula=Formula("min", (context, kept)))
 
     def state(self) -> Figure:
         return NO_BYTES

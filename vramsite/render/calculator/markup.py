@@ -16,9 +16,10 @@ from .case import INFERENCE, Case, model_of
 
 def default_case(data: dict) -> Case:
     defaults = data["defaults"]
-    return Case(defaults["model"], defaults["method"], defaults["precision"], defaults["kv_precision"],
-                defaults["context"], defaults["batch"], weight_format=defaults.get("format"),
-                engine=defaults.get("engine") or None, card=defaults.get("card") or None)
+    return Case(model=defaults["model"], method=defaults["method"], precision=defaults["precision"],
+                kv_precision=defaults["kv_precision"], context=defaults["context"], batch=defaults["batch"],
+                weight_format=defaults.get("format"), engine=defaults.get("engine") or None,
+                card=defaults.get("card") or None)
 
 
 CUSTOM_FIELDS = (("params", "Parameters (billions)", False), ("layers", "Layers", True),
