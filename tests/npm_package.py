@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import io
+import os
 import tarfile
 import urllib.request
 from pathlib import Path
@@ -32,7 +33,7 @@ def npm_file(package: str, version: str, sha512: str, member: str) -> Path:
     with tarfile.open(fileobj=io.BytesIO(tarball)) as archive:
         content = archive.extractfile(member).read()
     target.parent.mkdir(parents=True, exist_ok=True)
-    partial = target.with_suffix(".part")
+    partial = target.with_name(f"{target.name}.{os.getpid()}.part")  # test workers may fetch it side by side
     partial.write_bytes(content)
     partial.replace(target)
     return target

@@ -109,7 +109,12 @@ def _type(browser, name: str, text: str) -> None:
 
 
 def _answer_text(browser) -> str:
-    return browser.find_element("css selector", ".calc-out").get_attribute("textContent")
+    """The calculator's answer, once the engines' figures it waits for have come (it is busy until then)."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    out = browser.find_element("css selector", ".calc-out")
+    WebDriverWait(browser, 10).until(lambda _: out.get_attribute("aria-busy") != "true")
+    return out.get_attribute("textContent")
 
 
 def test_a_reader_changes_the_case_and_the_link_gives_it_back(served, browser):

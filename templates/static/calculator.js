@@ -503,9 +503,10 @@ var VramCalculator = (function () {
         slot.textContent = message;
         if (message) input.setAttribute("aria-invalid", "true"); else input.removeAttribute("aria-invalid");
       });
-      var html, said;
-      if (waitsForRooms(result.state)) {
-        said = data.ui[roomsFailed[result.state.model] ? "Each engine's figures could not be loaded; reload the page to try again." : "Loading each engine's figures…"];
+      var html, said, waiting = waitsForRooms(result.state), failed = waiting && roomsFailed[result.state.model];
+      if (waiting && !failed) out.setAttribute("aria-busy", "true"); else out.removeAttribute("aria-busy");
+      if (waiting) {
+        said = data.ui[failed ? "Each engine's figures could not be loaded; reload the page to try again." : "Loading each engine's figures…"];
         html = !byReader && !asked ? shown : '<p class="calc-note">' + e(said) + "</p>";
       } else if (result.state) {
         var found = answer(data, result.state);
