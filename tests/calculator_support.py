@@ -156,7 +156,7 @@ class SiteCalculator:
         fmt, found = self.fmt(locale), []
         text = InlineRenderer.plain(fmt).render
         models = {m.id for m in (*self.build.data.models, *self.build.data.catalogue)}
-        for table in self.build.shown_tables():
+        for table in self.build.tables.shown():
             for row in table.rows:
                 for column, cell in zip(table.columns, row.cells):
                     where = f"{table.id} / {row.key} / {column.key}"

@@ -21,6 +21,7 @@ from seed_sites import FIXTURES, seed_data_root
 from vramsite.calc import Guide
 from vramsite.calc import attention, memory
 from vramsite.calc.layers import LatentAttention, LinearAttention
+from vramsite.calc.layers.full import reference_group
 from vramsite.calc.figure import given
 from vramsite.errors import InputError
 from vramsite.load import load_site
@@ -133,7 +134,7 @@ def test_a_reference_shape_is_one_full_group():
     data = load_site(seed_data_root("000"))
     bf16 = data.inference.kv_precision
     for model in data.models:
-        layers = attention.reference_layers(model)
+        layers = (reference_group(model),)
         b = attention.element_bytes(bf16)
         assert value(attention.kv_bytes_per_token(layers, b)) == value(memory.kv_bytes_per_token(model, bf16))
         assert value(attention.kv_cache(layers, b, 8192, 2)) == value(memory.kv_cache(model, bf16, 8192, 2))
@@ -259,16 +260,22 @@ def test_a_linear_group_may_state_its_state_precision():
 # -- tensor parallelism ------------------------------------------------------
 
 
+def _kv_per_token_per_card(view, cards: int):
+    """What one card of ``cards`` keeps of a token when they split the model by tensor, in the 16-bit cache."""
+    bf16 = attention.element_bytes(view.guide.kv_precision(None))
+    return attention.kv_bytes_per_token(attention.on_one_card(view.layers, cards), bf16)
+
+
 def test_cards_split_kv_heads_but_each_keeps_the_whole_latent(guide):
     llama = guide.catalogue_model("llama-3.1-8b")
-    assert value(llama.kv_per_token_per_card(2)) == 2 * 32 * (8 // 2) * 128 * 2
-    assert value(llama.kv_per_token_per_card(8)) == 2 * 32 * 1 * 128 * 2
-    assert value(llama.kv_per_token_per_card(16)) == 2 * 32 * 1 * 128 * 2  # 8 heads on 16 cards: one each, copied
+    assert value(_kv_per_token_per_card(llama, 2)) == 2 * 32 * (8 // 2) * 128 * 2
+    assert value(_kv_per_token_per_card(llama, 8)) == 2 * 32 * 1 * 128 * 2
+    assert value(_kv_per_token_per_card(llama, 16)) == 2 * 32 * 1 * 128 * 2  # 8 heads on 16 cards: one each, copied
     # deepseek-ai/DeepSeek-V3 inference/model.py caches kv_cache [.., kv_lora_rank] and pe_cache
     # [.., qk_rope_head_dim] with no n_local_heads dimension: every card keeps the whole latent
-    assert value(guide.catalogue_model("deepseek-v3").kv_per_token_per_card(8)) == 61 * (512 + 64) * 2
+    assert value(_kv_per_token_per_card(guide.catalogue_model("deepseek-v3"), 8)) == 61 * (512 + 64) * 2
     gemma = guide.catalogue_model("gemma-3-27b")
-    assert value(gemma.kv_per_token_per_card(4)) == 2 * 62 * (16 // 4) * 128 * 2
+    assert value(_kv_per_token_per_card(gemma, 4)) == 2 * 62 * (16 // 4) * 128 * 2
 
 
 def test_cards_split_a_linear_state_by_heads():

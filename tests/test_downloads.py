@@ -26,7 +26,7 @@ LANGUAGES = ("en", "zh-cn")
 def built(seed_000_built):
     """The seed 000 site (frozen data): the downloads' particular figures are the seed's."""
     build, files = seed_000_built
-    return build, files, {table.id: table for table in build.shown_tables()}
+    return build, files, {table.id: table for table in build.tables.shown()}
 
 
 def _say(build, segment: str) -> InlineRenderer:

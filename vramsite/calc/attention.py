@@ -5,7 +5,7 @@ A catalogue model lists its layers in groups of one kind and shape
 calc/layers/, which says what a token and a sequence cost in it. Here the
 groups are summed: per token, per sequence, on one card of several, and the
 longest context and the sequences that fit a room. A reference shape of
-data/models.yaml is one ``full`` group (``reference_layers``).
+data/models.yaml is one ``full`` group (``layers.full.reference_group``).
 """
 
 from __future__ import annotations
@@ -13,13 +13,12 @@ from __future__ import annotations
 from decimal import Decimal
 from functools import lru_cache
 
-from ..load.model import CatalogueModel, Method, Model, Precision
+from ..load.model import CatalogueModel, Method, Precision
 from ..units import BYTES_PER_GB
 from .figure import COUNT, FACTOR, KV_CACHE, MEMORY, WEIGHTS, Figure, Formula, given, product, total
 from . import memory
 from .layers import LayerKind, layer_kind, model_layers
 from .layers.base import NO_BYTES, element_bytes, heads_per_card
-from .layers.full import reference_group
 from .memory import MemoryNeed, Sizing, precision_bytes
 
 __all__ = ["LayerKind", "element_bytes", "heads_per_card", "layer_kind", "model_layers"]
@@ -28,11 +27,6 @@ __all__ = ["LayerKind", "element_bytes", "heads_per_card", "layer_kind", "model_
 def on_one_card(layers: tuple[LayerKind, ...], cards: int) -> tuple[LayerKind, ...]:
     """The layers as each of ``cards`` cards holds them under tensor parallelism."""
     return tuple(group.on_one_card(cards) for group in layers)
-
-
-def reference_layers(model: Model) -> tuple[LayerKind, ...]:
-    """A reference shape of data/models.yaml: every layer full attention."""
-    return (reference_group(model),)
 
 
 # -- per token and per sequence ----------------------------------------------

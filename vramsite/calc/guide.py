@@ -496,10 +496,6 @@ class CatalogueView:
         """Bytes one token costs in every caching layer, each window still filling."""
         return attention.kv_bytes_per_token(self.layers, self._b(kv_precision))
 
-    def kv_per_token_per_card(self, cards: int, kv_precision: str | None = None) -> Figure:
-        """What one card of ``cards`` keeps of a token when they split the model by tensor."""
-        return attention.kv_bytes_per_token(attention.on_one_card(self.layers, cards), self._b(kv_precision))
-
     def kv_per_token_beyond_windows(self, kv_precision: str | None = None) -> Figure:
         return attention.kv_bytes_per_token_beyond_windows(self.layers, self._b(kv_precision))
 

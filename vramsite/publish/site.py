@@ -125,9 +125,6 @@ class SiteBuild:
         """A chart's SVG in one language, drawn once however many pages show it."""
         return self.charts.draw(name, locale, standalone, **options)
 
-    def shown_tables(self) -> list:
-        return self.tables.shown()
-
     def render_page(self, page: PageSpec, locale) -> RenderedPage:
         return self.renderer.render(page, locale)
 
