@@ -18,7 +18,7 @@ from decimal import Decimal
 
 from ..load.model import Gpu
 from .cost import card_memory
-from .figure import COUNT, FACTOR, MEMORY, PERCENT, Figure, difference, given, product, quotient
+from .figure import COUNT, FACTOR, MEMORY, PERCENT, Figure, FigureKind, difference, given, product, quotient
 from ..units import BYTES_PER_GB, BYTES_PER_GIB, BYTES_PER_MIB
 
 
@@ -30,7 +30,7 @@ def reported_gb(gpu: Gpu) -> Figure | None:
     return mib_in_gb(reported.mib, "reported to the driver", "reported memory")
 
 
-def mib_in_gb(mib: int, what: str, label: str, kind: str = MEMORY) -> Figure:
+def mib_in_gb(mib: int, what: str, label: str, kind: FigureKind = MEMORY) -> Figure:
     """A size in MiB (as drivers report memory), in decimal GB."""
     return product(given(mib, "MiB", COUNT, what), given(BYTES_PER_MIB, "B/MiB", FACTOR, "bytes per MiB"),
                    unit="GB", kind=kind, label=label, scale=1 / BYTES_PER_GB)

@@ -10,21 +10,33 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from decimal import Decimal
+from enum import StrEnum
 
-# Kinds: the renderer maps each to the number of decimals a site shows.
-MEMORY = "memory"  # GB a configuration needs or offers
-WEIGHTS = "weights"  # GB of weights or adapters: exact products, shown as they are
-KV_CACHE = "kv_cache"  # GB of KV cache
-KV_PER_TOKEN = "kv_per_token"  # MB of KV cache per token
-PRICE = "price"  # whole-dollar amounts: a month, a week, an order
-RATE = "rate"  # dollar rates: per GB, per GPU-hour
-EFFICIENCY = "efficiency"  # GB/s per dollar
-THROUGHPUT = "throughput"  # tokens per second
-BANDWIDTH = "bandwidth"  # GB/s (printed as TB/s from 1,000 up)
-PERCENT = "percent"
-MULTIPLE = "multiple"  # "2.6×"
-COUNT = "count"  # layers, heads, tokens, cards: whole numbers
-FACTOR = "factor"  # bytes per parameter and other exact inputs
+class FigureKind(StrEnum):
+    """What a figure measures. The renderer maps each kind to the decimals a site shows (data/site.yaml
+    ``display``, whose schema lists these kinds and no other)."""
+
+    MEMORY = "memory"  # GB a configuration needs or offers
+    WEIGHTS = "weights"  # GB of weights or adapters: exact products, shown as they are
+    KV_CACHE = "kv_cache"  # GB of KV cache
+    KV_PER_TOKEN = "kv_per_token"  # MB of KV cache per token
+    PRICE = "price"  # whole-dollar amounts: a month, a week, an order
+    RATE = "rate"  # dollar rates: per GB, per GPU-hour
+    EFFICIENCY = "efficiency"  # GB/s per dollar
+    THROUGHPUT = "throughput"  # tokens per second
+    BANDWIDTH = "bandwidth"  # GB/s (printed as TB/s from 1,000 up)
+    PERCENT = "percent"
+    MULTIPLE = "multiple"  # "2.6×"
+    COUNT = "count"  # layers, heads, tokens, cards: whole numbers
+    FACTOR = "factor"  # bytes per parameter and other exact inputs
+
+
+# The kinds by their short names, as the calculation writes them.
+MEMORY, WEIGHTS, KV_CACHE, KV_PER_TOKEN = (FigureKind.MEMORY, FigureKind.WEIGHTS, FigureKind.KV_CACHE,
+                                          FigureKind.KV_PER_TOKEN)
+PRICE, RATE, EFFICIENCY, THROUGHPUT = FigureKind.PRICE, FigureKind.RATE, FigureKind.EFFICIENCY, FigureKind.THROUGHPUT
+BANDWIDTH, PERCENT, MULTIPLE = FigureKind.BANDWIDTH, FigureKind.PERCENT, FigureKind.MULTIPLE
+COUNT, FACTOR = FigureKind.COUNT, FigureKind.FACTOR
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,13 +54,14 @@ _set = object.__setattr__
 class Figure:
     value: Decimal
     unit: str = ""
-    kind: str = FACTOR
+    kind: FigureKind = FACTOR
     label: str = ""
     formula: Formula | None = None
 
     # A build makes some hundred thousand figures: with slots and this plain __init__ each takes a third
     # less memory and about a quarter less time to make than with the generated __init__ and a __dict__.
-    def __init__(self, value, unit: str = "", kind: str = FACTOR, label: str = "", formula: Formula | None = None):
+    def __init__(self, value, unit: str = "", kind: FigureKind = FACTOR, label: str = "",
+                 formula: Formula | None = None):
         _set(self, "value", value if type(value) is Decimal else Decimal(value))
         _set(self, "unit", unit)
         _set(self, "kind", kind)
@@ -102,7 +115,7 @@ class Variable(Figure):
 
     __slots__ = ("name",)
 
-    def __init__(self, value: Input, unit: str = "", kind: str = FACTOR, label: str = ""):
+    def __init__(self, value: Input, unit: str = "", kind: FigureKind = FACTOR, label: str = ""):
         Figure.__init__(self, value, unit, kind, label)
         _set(self, "name", value.name)
 
@@ -116,27 +129,27 @@ class Variable(Figure):
         return hash(("variable", self.name, self.value, self.unit, self.kind, self.label))
 
 
-def given(value, unit: str = "", kind: str = FACTOR, label: str = "") -> Figure:
+def given(value, unit: str = "", kind: FigureKind = FACTOR, label: str = "") -> Figure:
     """An input figure, read from data or fixed by definition (a ``Variable`` for an ``Input``)."""
     if isinstance(value, Input):
         return Variable(value, unit, kind, label)
     return Figure(Decimal(value), unit, kind, label)
 
 
-def total(*terms: Figure, unit: str, kind: str, label: str = "") -> Figure:
+def total(*terms: Figure, unit: str, kind: FigureKind, label: str = "") -> Figure:
     """The sum of the terms; zero terms stay out of the formula."""
     shown = tuple(term for term in terms if term.value != 0) or terms[:1]
     return Figure(value=sum((term.value for term in terms), Decimal(0)), unit=unit, kind=kind, label=label,
                   formula=Formula("+", shown))
 
 
-def difference(minuend: Figure, subtrahend: Figure, *, unit: str | None = None, kind: str | None = None,
+def difference(minuend: Figure, subtrahend: Figure, *, unit: str | None = None, kind: FigureKind | None = None,
                label: str = "") -> Figure:
     return Figure(value=minuend.value - subtrahend.value, unit=minuend.unit if unit is None else unit,
                   kind=kind or minuend.kind, label=label, formula=Formula("−", (minuend, subtrahend)))
 
 
-def product(*terms: Figure, unit: str, kind: str, label: str = "", scale: Decimal = Decimal(1)) -> Figure:
+def product(*terms: Figure, unit: str, kind: FigureKind, label: str = "", scale: Decimal = Decimal(1)) -> Figure:
     """The product of the terms, times ``scale`` (a unit change such as bytes to GB)."""
     value = Decimal(1)
     for term in terms:
@@ -144,7 +157,7 @@ def product(*terms: Figure, unit: str, kind: str, label: str = "", scale: Decima
     return Figure(value=value * scale, unit=unit, kind=kind, label=label, formula=Formula("×", terms))
 
 
-def quotient(numerator: Figure, denominator: Figure, *, unit: str, kind: str, label: str = "",
+def quotient(numerator: Figure, denominator: Figure, *, unit: str, kind: FigureKind, label: str = "",
              scale: Decimal = Decimal(1)) -> Figure:
     return Figure(value=numerator.value / denominator.value * scale, unit=unit, kind=kind, label=label,
                   formula=Formula("÷", (numerator, denominator)))

@@ -20,7 +20,7 @@ from ..load.model import CatalogueModel, Engine, Engines, Gpu, KvCacheFormat, We
 from ..units import BYTES_PER_GB, BYTES_PER_GIB
 from . import attention
 from .engines import Budget, card_gib, element_bytes, engine_budget, in_gib, kv_format_by_id, loaded_weights
-from .figure import COUNT, FACTOR, MEMORY, Figure, Formula, difference, given, product, quotient
+from .figure import COUNT, FACTOR, MEMORY, Figure, FigureKind, Formula, difference, given, product, quotient
 from .offers import Offer
 from .weight_formats import weight_bytes
 
@@ -243,7 +243,7 @@ def in_gb(gib: Figure, label: str | None = None) -> Figure:
                    label=label or gib.label)
 
 
-def bytes_in_gb(figure: Figure, kind: str, label: str) -> Figure:
+def bytes_in_gb(figure: Figure, kind: FigureKind, label: str) -> Figure:
     """A figure in bytes, in GB."""
     return Figure(value=figure.value / BYTES_PER_GB, unit="GB", kind=kind, label=label,
                   formula=Formula("÷", (figure, given(BYTES_PER_GB, "B/GB", FACTOR, "bytes per GB"))))

@@ -44,7 +44,7 @@ from jinja2 import Environment, pass_context
 from markupsafe import Markup
 
 from ..calc import Guide
-from ..calc.figure import COUNT, Figure, given
+from ..calc.figure import COUNT, PRICE, Figure, given
 from ..layout import download_path, relative_url
 from ..load.model import LocaleConfig, Pricing, SiteConfig
 from ..load.text import excerpt
@@ -300,7 +300,7 @@ class Pieces:
     def usd(self, value, decimals: int | None = None, period: bool = False) -> Markup:
         figure = _as_figure(value)
         if figure.unit not in MONEY_PERIODS:
-            figure = Figure(value=figure.value, unit="USD", kind="price", label=figure.label, formula=figure.formula)
+            figure = Figure(value=figure.value, unit="USD", kind=PRICE, label=figure.label, formula=figure.formula)
         return self.inline.figure(figure, _decimals(decimals), period)
 
     def names(self, items, style: str = "standard") -> Markup:
