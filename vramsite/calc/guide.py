@@ -4,6 +4,12 @@
 ``guide.model("70B").inference("fp8").total``, ``guide.gpu("a40").usd_per_gb``,
 ``guide.cell("70B", "infer-int4").choice.price``. Results are cached, so a
 figure asked for by three pages is computed once.
+
+Here: its construction, lookups by id, the caches and the lookup grid. The
+views it hands out live beside it (``model_views.py``: ``ModelView``,
+``CatalogueView``; ``card_view.py``: ``GpuView``), and so do the questions
+it answers over the cards (``card_queries.py``) and the arithmetic the prose
+states (``prose_arithmetic.py``), which it inherits.
 """
 
 from __future__ import annotations
@@ -11,23 +17,24 @@ from __future__ import annotations
 from dataclasses import replace
 from decimal import Decimal
 
-from ..load.model import CatalogueModel, Gpu, Method, MethodKind, Model, Precision, Selection, SiteData
+from ..load.model import Gpu, Method, MethodKind, Model, Precision, Selection, SiteData
 from ..load.reads import DerivedCache, ReadCache, cached_reads
-from . import attention, card_memory, cost, engine_logs, memory, rules, throughput, weight_formats
-from .digest import value_digest
-from .measured import MeasuredRun, measured_run
-from .figure import COUNT, FACTOR, MEMORY, MULTIPLE, PERCENT, WEIGHTS, Figure, given, product, quotient
-from .layers.base import KEYS_AND_VALUES
-from ..units import BYTES_PER_GB
-from .lookup import Lookup, Market, lookup, ranked_card_offers, ranked_offers
-from . import serving
-from .serving import ServingChoice, Verdict, first_that_fits, verdict
-from .weight_formats import format_by_id
+from . import engine_logs, memory, rules
+from .card_queries import CardQueries
 from .card_view import GpuView
+from .digest import value_digest
+from .figure import COUNT, FACTOR, MEMORY, Figure, given
+from .layers.base import KEYS_AND_VALUES
+from .lookup import Lookup, Market, lookup, ranked_card_offers, ranked_offers
+from .measured import MeasuredRun, measured_run
+from .model_views import CatalogueView, ModelView
+from .prose_arithmetic import ProseArithmetic
+from .weight_formats import format_by_id
 
 
+class Guide(CardQueries, ProseArithmetic):
+    """The site's data, asked by name; the card queries and the prose's arithmetic are inherited."""
 
-class Guide:
     def __init__(self, data: SiteData):
         self.data = data
         self.sizing = memory.Sizing(data.inference, data.finetune)
@@ -246,16 +253,6 @@ class Guide:
                 wins.setdefault(cell[2].choice.gpu.id, []).append(cell)
         return wins
 
-    def cells_won_by(self, gpu_id: str) -> list[tuple[Model, Method, Lookup]]:
-        """The grid cells the card is the answer for: read as one derived value, so that a price edit that
-        leaves them as they were leaves the card's page as it was."""
-        return list(self._won.get(gpu_id))
-
-    def tightest_cell(self) -> tuple[Model, Method, Lookup]:
-        """The single-card grid cell with the least memory to spare."""
-        single = [cell for cell in self.grid_cells() if cell[2].choice and cell[2].choice.count == 1]
-        return min(single, key=lambda cell: cell[2].choice.headroom_per_card.value)
-
     def cheapest(self, model_id: str, method_id: str, *, context: int | None = None, batch: int | None = None,
                  stack: str | None = None, roomy: bool = False, faster_than: Decimal | None = None) -> Lookup:
         """The lookup answer under extra conditions: one software stack; with ``roomy``, no card it would fit
@@ -269,355 +266,3 @@ class Guide:
             gpus = tuple(gpu for gpu in gpus if gpu.bandwidth_gbps > faster_than)
         market = Market(gpus, self.data.pricing, self.data.discounts, self.data.lookup)
         return self.lookup(model, method, context, batch, market)
-
-    # -- the catalogue -----------------------------------------------------
-
-    @property
-    def card_count(self) -> Figure:
-        return given(len(self.data.gpus), "cards", COUNT, "cards")
-
-    def gpus_by_memory(self) -> tuple["GpuView", ...]:
-        """Largest memory first; dearer first among cards of one size."""
-        return tuple(sorted(self.gpus, key=lambda g: (-g.gpu.memory_gb, -(g.price.value if g.price else 0), g.id)))
-
-    def gpus_by_usd_per_gb(self) -> tuple["GpuView", ...]:
-        priced = [g for g in self.gpus if g.usd_per_gb is not None]
-        return tuple(sorted(priced, key=lambda g: (g.usd_per_gb.value, g.id)))
-
-    def gpus_by_gbps_per_usd(self) -> tuple["GpuView", ...]:
-        priced = [g for g in self.gpus if g.gbps_per_usd is not None]
-        return tuple(sorted(priced, key=lambda g: (-g.gbps_per_usd.value, g.id)))
-
-    def cheapest_per_gb(self) -> "GpuView":
-        return self.gpus_by_usd_per_gb()[0]
-
-    def most_gbps_per_usd(self) -> "GpuView":
-        return self.gpus_by_gbps_per_usd()[0]
-
-    def largest_card(self) -> "GpuView":
-        return max(self.gpus, key=lambda g: (g.gpu.memory_gb, g.id))
-
-    def slowest_memory(self) -> "GpuView":
-        return min(self.gpus, key=lambda g: (g.gpu.bandwidth_gbps, g.id))
-
-    def fastest_memory(self) -> "GpuView":
-        return max(self.gpus, key=lambda g: (g.gpu.bandwidth_gbps, g.id))
-
-    def newest_launch(self) -> Figure | None:
-        """The latest launch year among the cards (None when no card states one)."""
-        years = [g.gpu.launched for g in self.gpus if g.gpu.launched]
-        return given(max(years), "year", COUNT, "launched") if years else None
-
-    def slower_than_most(self, gpu_id: str) -> bool:
-        """Whether more than half of the other cards have faster memory than this one."""
-        bandwidth = self.data.gpu(gpu_id).bandwidth_gbps
-        others = [gpu for gpu in self.data.gpus if gpu.id != gpu_id]
-        return sum(gpu.bandwidth_gbps > bandwidth for gpu in others) * 2 > len(others)
-
-    def dearest_per_gb_of_size(self, memory_gb: Decimal, excluding: str | None = None) -> "GpuView | None":
-        """The priced card of this memory size with the highest price per GB."""
-        same = [g for g in self.gpus if g.gpu.memory_gb == memory_gb and g.id != excluding and g.usd_per_gb]
-        return max(same, key=lambda g: (g.usd_per_gb.value, g.id)) if same else None
-
-    def gpus_with_min_order(self) -> tuple["GpuView", ...]:
-        """Cards that cannot be rented one at a time, in data order."""
-        return tuple(g for g in self.gpus if g.min_cards.value > 1)
-
-    def discount(self, cards: int) -> Figure:
-        """The volume discount on an order of ``cards`` cards (0 % where none applies)."""
-        return cost.discount_percent(cards, self.data.discounts)
-
-    def cheapest_card(self) -> "GpuView":
-        priced = [g for g in self.gpus if g.price is not None]
-        return min(priced, key=lambda g: (g.price.value, g.id))
-
-    def fastest_under(self, max_price) -> "GpuView":
-        """The card with the most bandwidth among those priced below ``max_price``."""
-        cap = max_price.value if isinstance(max_price, Figure) else Decimal(max_price)
-        affordable = [g for g in self.gpus if g.price is not None and g.price.value < cap]
-        return max(affordable, key=lambda g: (g.gpu.bandwidth_gbps, g.id))
-
-    def gpus_without(self, feature: str) -> tuple["GpuView", ...]:
-        return tuple(g for g in self.gpus if feature not in g.gpu.features)
-
-    def architectures_with(self, feature: str) -> tuple[str, ...]:
-        """Architectures of the cards that have ``feature``, in data order."""
-        seen: list[str] = []
-        for gpu in self.data.gpus:
-            if feature in gpu.features and gpu.architecture not in seen:
-                seen.append(gpu.architecture)
-        return tuple(seen)
-
-    # -- arithmetic the prose states ---------------------------------------
-
-    @staticmethod
-    def ratio(numerator: Figure, denominator: Figure) -> Figure:
-        """How many times one figure is another: 2.6×."""
-        return quotient(numerator, denominator, unit="×", kind=MULTIPLE, label="ratio")
-
-    @staticmethod
-    def cheaper_by(cheap: Figure, dear: Figure) -> Figure:
-        return cost.cheaper_by(cheap, dear)
-
-    @staticmethod
-    def share(part: Figure, whole: Figure) -> Figure:
-        return cost.share_of(part, whole)
-
-    @staticmethod
-    def gib_shortfall() -> Figure:
-        """How much smaller a size reads in GiB than in GB: 1 − 10⁹ / 2³⁰."""
-        gb = given(10 ** 9, "B", COUNT, "GB")
-        gib = given(card_memory.BYTES_PER_GIB, "B", COUNT, "GiB")
-        return Figure(value=(1 - gb.value / gib.value) * 100, unit="%", kind=PERCENT, label="GiB shortfall",
-                      formula=quotient(gb, gib, unit="", kind=FACTOR).formula)
-
-
-
-class ModelView:
-    """One reference model, with every figure the pages ask of it."""
-
-    def __init__(self, guide: Guide, model: Model):
-        self.guide, self.model = guide, model
-
-    id = property(lambda self: self.model.id)
-    name = property(lambda self: self.model.name)
-    examples = property(lambda self: self.model.examples)
-    attention = property(lambda self: self.model.attention)
-
-    @property
-    def params(self) -> Figure:
-        return memory.params(self.model)
-
-    @property
-    def layers(self) -> Figure:
-        return given(self.model.layers, "layers", COUNT, "layers")
-
-    @property
-    def kv_heads(self) -> Figure:
-        return given(self.model.kv_heads, "KV heads", COUNT, "KV heads")
-
-    @property
-    def attention_heads(self) -> Figure:
-        return given(self.model.attention_heads, "heads", COUNT, "attention heads")
-
-    @property
-    def head_dim(self) -> Figure:
-        return given(self.model.head_dim, "", COUNT, "head dim")
-
-    @property
-    def kv_width(self) -> Figure:
-        return memory.kv_width(self.model)
-
-    def weights(self, precision_id: str) -> Figure:
-        return memory.weights(self.model, memory.precision_bytes(self.guide.data.precision(precision_id)))
-
-    def _kv_precision(self, kv_precision: str | None):
-        data = self.guide.data
-        return data.precision(kv_precision) if kv_precision else data.inference.kv_precision
-
-    def kv(self, context: int | None = None, batch: int | None = None, kv_precision: str | None = None) -> Figure:
-        inference = self.guide.data.inference
-        return memory.kv_cache(self.model, self._kv_precision(kv_precision),
-                               context or inference.context_tokens, batch or inference.batch)
-
-    def kv_per_token(self, kv_precision: str | None = None) -> Figure:
-        return memory.kv_per_token_mb(self.model, self._kv_precision(kv_precision))
-
-    def need(self, method_id: str, context: int | None = None, batch: int | None = None) -> memory.MemoryNeed:
-        return self.guide.need(self.model, self.guide.method(method_id), context, batch)
-
-    def inference(self, precision_id: str, context: int | None = None,
-                  batch: int | None = None) -> memory.MemoryNeed:
-        return self.guide.need(self.model, self.guide.inference_method(precision_id), context, batch)
-
-    def cell(self, method_id: str) -> Lookup:
-        return self.guide.cell(self.model.id, method_id)
-
-    def decode_ceiling(self, gpu_id: str, precision_id: str, count: int = 1) -> Figure:
-        bandwidth = throughput.combined_bandwidth(self.guide.gpu(gpu_id).bandwidth, count)
-        return throughput.decode_ceiling(bandwidth, self.weights(precision_id))
-
-
-def _memory_figure(memory_gb) -> Figure:
-    if isinstance(memory_gb, Figure):
-        return memory_gb
-    return given(memory_gb, "GB", MEMORY, "memory")
-
-
-class CatalogueView:
-    """One real model, with the figures its layer groups give: KV cache, state, weights, what fits.
-
-    Contexts and batches default to sizing.yaml's inference block, the KV
-    format to ``Guide.kv_precision()``, the overhead beside the weights to
-    inference.overhead_gb.
-    """
-
-    def __init__(self, guide: Guide, model: CatalogueModel):
-        self.guide, self.model = guide, model
-        self.layers = attention.model_layers(model)
-
-    id = property(lambda self: self.model.id)
-    name = property(lambda self: self.model.name)
-    architecture = property(lambda self: self.model.architecture)
-    experts = property(lambda self: self.model.experts)
-    source = property(lambda self: self.model.source)
-    params_from = property(lambda self: self.model.params_from)
-
-    @property
-    def params(self) -> Figure:
-        return given(self.model.params_billion, "B params", FACTOR, "parameters")
-
-    @property
-    def active_params(self) -> Figure:
-        return given(self.model.active_params_billion, "B params", FACTOR, "active parameters")
-
-    @property
-    def layer_count(self) -> Figure:
-        return given(self.model.layer_count, "layers", COUNT, "layers")
-
-    @property
-    def max_context(self) -> Figure:
-        return given(self.model.max_context, "tokens", COUNT, "longest context")
-
-    def _b(self, kv_precision: str | None) -> Figure:
-        return attention.element_bytes(self.guide.kv_precision(kv_precision))
-
-    def _context(self, context: int | None) -> int:
-        return context or self.guide.data.inference.context_tokens
-
-    def _batch(self, batch: int | None) -> int:
-        return batch or self.guide.data.inference.batch
-
-    def contexts_with_max(self, contexts) -> tuple[int, ...]:
-        """``contexts`` and the model's own longest context, in order, each once."""
-        return tuple(sorted({*contexts, self.model.max_context}))
-
-    def kv_per_token(self, kv_precision: str | None = None) -> Figure:
-        """Bytes one token costs in every caching layer, each window still filling."""
-        return attention.kv_bytes_per_token(self.layers, self._b(kv_precision))
-
-    def kv_per_token_beyond_windows(self, kv_precision: str | None = None) -> Figure:
-        return attention.kv_bytes_per_token_beyond_windows(self.layers, self._b(kv_precision))
-
-    def kv(self, context: int | None = None, batch: int | None = None, kv_precision: str | None = None) -> Figure:
-        return attention.kv_cache(self.layers, self._b(kv_precision), self._context(context), self._batch(batch))
-
-    @property
-    def state_per_sequence(self) -> Figure:
-        return attention.state_per_sequence(self.layers)
-
-    def weights(self, precision_id: str) -> Figure:
-        return attention.weights(self.model, self.guide.data.precision(precision_id))
-
-    def decode_read(self, precision_id: str) -> Figure:
-        return attention.decode_read(self.model, self.guide.data.precision(precision_id))
-
-    def decode_ceiling(self, gpu_id: str, precision_id: str, count: int = 1) -> Figure:
-        """Tokens per second one stream can at most decode: bandwidth ÷ the weights each token reads."""
-        bandwidth = throughput.combined_bandwidth(self.guide.gpu(gpu_id).bandwidth, count)
-        return throughput.decode_ceiling(bandwidth, self.decode_read(precision_id))
-
-    def room(self, memory_gb, precision_id: str) -> Figure:
-        """GB left for sequences in ``memory_gb`` beside the weights and the runtime overhead."""
-        return attention.room(_memory_figure(memory_gb), self.weights(precision_id), self.guide.overhead)
-
-    def longest_context(self, memory_gb, precision_id: str, batch: int | None = None,
-                        kv_precision: str | None = None) -> Figure | None:
-        return attention.longest_context(self.layers, self._b(kv_precision), self.room(memory_gb, precision_id),
-                                         self._batch(batch), self.model.max_context)
-
-    def sequences(self, memory_gb, precision_id: str, context: int | None = None,
-                  kv_precision: str | None = None) -> Figure | None:
-        return attention.concurrent_sequences(self.layers, self._b(kv_precision), self.room(memory_gb, precision_id),
-                                              self._context(context))
-
-    # -- serving engines (calc/serving.py) ---------------------------------
-
-    def native_format(self):
-        """The format the checkpoint ships in (weight_formats.yaml's assumed_native where the catalogue does not
-        say)."""
-        return weight_formats.native_format(self.guide.data, self.model)
-
-    def formats(self) -> tuple:
-        """The native format, then those weight_formats.yaml ``offered``, each once."""
-        ids = dict.fromkeys((self.native_format().id, *self.guide.data.offered_formats))
-        return tuple(self.guide.weight_format(format_id) for format_id in ids)
-
-    def serve(self, format_id: str, gpu: Gpu, cards: int = 1, context: int | None = None,
-              sequences: int | None = None, engine_id: str | None = None) -> Verdict:
-        """Whether the engine (``engine_id``, default: the format's) starts the model on ``cards`` × ``gpu`` at
-        ``context`` (default: the site's) and holds ``sequences`` (default: the site's batch), under its default
-        settings."""
-        context, sequences = self._context(context), self._batch(sequences)
-        weight_format, engines = self.guide.weight_format(format_id), self.guide.data.engines
-        engine = engines.engine(engine_id) if engine_id else serving.serving_engine(engines, weight_format)
-        key = (self.model.id, format_id, gpu.id, cards, context, sequences, engine.id)
-        return self.guide._verdicts.fetch(key, lambda: verdict(
-            engines, self.model, weight_format, gpu, cards, context, sequences, self.guide.serving_kv().id, engine))
-
-    def serving_choice(self, format_id: str, context: int | None = None,
-                       sequences: int | None = None) -> ServingChoice | None:
-        """The configuration the selection rule prefers among those where the engine starts and holds the
-        sequences; None where none does."""
-        return first_that_fits(self.guide.serving_offers(),
-                               lambda gpu, count: self.serve(format_id, gpu, count, context, sequences))
-
-    def format_read(self, format_id: str) -> Figure:
-        """The weights one decoded token reads in the format, in GB."""
-        def compute() -> Figure:
-            read = weight_formats.decode_read(self.model, self.guide.weight_format(format_id))
-            return product(read, unit="GB", kind=WEIGHTS, label="weights read per token", scale=1 / BYTES_PER_GB)
-        return self.guide._verdicts.fetch(("read", self.model.id, format_id), compute)
-
-    def format_weights(self, format_id: str) -> Figure:
-        """Every weight, every expert included, in the format, in GB."""
-        stored = serving.stored_weights(self.model, self.guide.weight_format(format_id), 1)
-        return product(stored, unit="GB", kind=WEIGHTS, label="weights", scale=1 / BYTES_PER_GB)
-
-    def format_bits(self, format_id: str) -> Figure:
-        """Bits per weight on average over every parameter: scales and the parts kept in 16 bits included."""
-        stored = serving.stored_weights(self.model, self.guide.weight_format(format_id), 1)
-        bits = product(stored, given(8, "bits/B", FACTOR, "bits per byte"), unit="bits", kind=FACTOR, label="bits")
-        params = given(self.model.params_billion * 10 ** 9, "", COUNT, "parameters")
-        return quotient(bits, params, unit="bits", kind=FACTOR, label="bits per weight")
-
-    def runs_alone(self, format_id: str) -> tuple["GpuView", ...]:
-        """The priced cards on one of which the format's engine starts the model at the site's context and batch."""
-        return tuple(gpu for gpu in self.guide.gpus
-                     if gpu.hourly is not None and self.serve(format_id, gpu.gpu).fits)
-
-    def format_usd_per_million_tokens(self, gpu: "GpuView", format_id: str) -> Figure | None:
-        """What a million tokens decoded at one card's ceiling in the format cost at its hourly price."""
-        if gpu.hourly is None:
-            return None
-        return cost.usd_per_million_tokens(gpu.hourly, self.format_ceiling(gpu.id, format_id))
-
-    def cheapest_to_run_format(self, format_id: str) -> "GpuView | None":
-        """Among the cards that run the model alone in the format, the lowest cost per million tokens at the
-        card's decode ceiling; None where no single card does."""
-        costs = [(self.format_usd_per_million_tokens(gpu, format_id), gpu) for gpu in self.runs_alone(format_id)]
-        if not costs:
-            return None
-        return min(costs, key=lambda item: (item[0].value, item[1].id))[1]
-
-    def format_ceiling(self, gpu_id: str, format_id: str) -> Figure:
-        """Tokens per second one stream can at most decode on one card in the format."""
-        return throughput.decode_ceiling(self.guide.gpu(gpu_id).bandwidth, self.format_read(format_id))
-
-    # -- methods and the lookup --------------------------------------------
-
-    def need(self, method: Method, cards: int = 1, context: int | None = None,
-             batch: int | None = None) -> memory.MemoryNeed:
-        """The method's memory on ``cards`` cards split by tensor, as their total (calc/attention.py)."""
-        key = (self.model.id, self.guide._method_key(method), cards, context, batch)
-        if key not in self.guide._needs:
-            self.guide._needs[key] = attention.method_memory(self.model, method, self.guide.sizing, context, batch,
-                                                             cards)
-        return self.guide._needs[key]
-
-    def lookup(self, method: Method, market: Market | None = None) -> Lookup:
-        """The configuration to rent for the method at the default context and batch, each card count held
-        to the need as that many cards split it."""
-        def need_on(cards: int) -> Figure:
-            return self.need(method, cards).total
-        return lookup(need_on(1), method, market or self.guide.market, need_on)

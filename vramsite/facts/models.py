@@ -9,9 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..calc.figure import COUNT, PERCENT, Figure, given
-from ..calc.guide import CatalogueView, GpuView, Guide
+from ..calc.card_view import GpuView
+from ..calc.guide import Guide
 from ..calc.layers import GENERIC, KINDS, LayerKind
 from ..calc.layers.base import ONE_BYTE
+from ..calc.model_views import CatalogueView
 from ..calc.engines import memory_share
 from ..calc.serving import serving_engine
 from ..errors import UnknownId

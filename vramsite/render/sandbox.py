@@ -747,13 +747,13 @@ def _counted(stream: TokenStream, name, filename):
 def _expose_defaults() -> None:
     import dataclasses
 
-    from ..calc import figure, guide, lookup, memory
+    from ..calc import card_view, figure, guide, lookup, memory, model_views
     from ..facts.base import Facts
     from ..load import model
     from ..tables import model as pieces
 
-    for cls in (figure.Figure, figure.Formula, guide.Guide, guide.ModelView, guide.GpuView, guide.CatalogueView,
-                memory.MemoryNeed,
+    for cls in (figure.Figure, figure.Formula, guide.Guide, model_views.ModelView, model_views.CatalogueView,
+                card_view.GpuView, memory.MemoryNeed,
                 lookup.Lookup, lookup.Configuration, pieces.Text, pieces.Msg, pieces.Fig, pieces.Link, pieces.Flag,
                 pieces.Names, Facts):
         expose(cls)

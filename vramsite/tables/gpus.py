@@ -5,7 +5,8 @@ from __future__ import annotations
 from ..calc import rules
 from ..calc.cost import discount_percent, per_card_hour
 from ..calc.figure import COUNT, given
-from ..calc.guide import Guide, GpuView
+from ..calc.card_view import GpuView
+from ..calc.guide import Guide
 from ..calc.memory import max_context
 from ..errors import UnknownId
 from ..load.cards import CARD, FIGURE, OWN, SHOWN, WORDS, YES_NO, CardEntry, CardField

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from ..calc import rules
 from ..calc.figure import COUNT, Figure, given
-from ..calc.guide import Guide, ModelView
+from ..calc.guide import Guide
+from ..calc.model_views import ModelView
 from ..load.model import Method, MethodKind, Period
 from .model import Cell, Column, Fig, Flag, Link, Msg, Names, Row, Table, Text
 from .selection_words import selection_words

@@ -1,11 +1,12 @@
 """Tables about the real models of data/catalogue.yaml: the catalogue page, and each model's own page.
 
-Every figure comes from ``CatalogueView`` (calc/guide.py), which sizes the model layer kind by layer kind.
+Every figure comes from ``CatalogueView`` (calc/model_views.py), which sizes the model layer kind by layer kind.
 """
 
 from __future__ import annotations
 
-from ..calc.guide import CatalogueView, Guide
+from ..calc.guide import Guide
+from ..calc.model_views import CatalogueView
 from ..load.model import MethodKind
 from .guide import catalogue_model_header, figure_cell, lookup_answer, method_label, tokens_label
 from .model import Cell, Column, Fig, Flag, Msg, Names, Row, Table, Text

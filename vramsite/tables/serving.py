@@ -9,7 +9,8 @@ hardware the format needs.
 
 from __future__ import annotations
 
-from ..calc.guide import CatalogueView, Guide
+from ..calc.guide import Guide
+from ..calc.model_views import CatalogueView
 from ..calc.serving import Verdict, in_gb, longest_context, room_tokens, sequences_held, serving_engine
 from .guide import cards_label, catalogue_model_header, figure_cell, gpu_header, tokens_label
 from .model import Cell, Column, Fig, Flag, Link, Msg, Row, Table, Text

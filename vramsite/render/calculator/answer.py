@@ -15,7 +15,8 @@ from ...calc.serving import (bytes_in_gb, kv_room_gib, per_card_sequences, serve
                              stored_weights)
 from ...calc.throughput import combined_bandwidth, decode_ceiling
 from ...units import BYTES_PER_GIB
-from ...calc.guide import CatalogueView, Guide, ModelView
+from ...calc.guide import Guide
+from ...calc.model_views import CatalogueView, ModelView
 from ...calc.lookup import cheapest_after, configuration, lookup, ranked_card_offers, ranked_offers
 from ...load.model import MethodKind, Model
 from ...tables.guide import cards_label

@@ -1,0 +1,270 @@
+"""The models as pages ask for them: ``ModelView`` for the reference shapes, ``CatalogueView`` for real models.
+
+``Guide.model(id)`` makes a ``ModelView`` (sizing.yaml's reference shapes,
+sized by calc/memory.py); ``Guide.catalogue_model(id)`` a ``CatalogueView``
+(a model of data/catalogue.yaml, sized layer kind by layer kind by
+calc/attention.py, and served by calc/serving.py). Each keeps the ``Guide``
+(calc/guide.py) that made it, for the data, the defaults and the caches.
+"""
+
+from __future__ import annotations
+
+from ..load.model import CatalogueModel, Gpu, Method, Model
+from ..units import BYTES_PER_GB
+from . import attention, cost, memory, serving, throughput, weight_formats
+from .card_view import GpuView
+from .figure import COUNT, FACTOR, MEMORY, WEIGHTS, Figure, given, product, quotient
+from .lookup import Lookup, Market, lookup
+from .serving import ServingChoice, Verdict, first_that_fits, verdict
+
+
+class ModelView:
+    """One reference model, with every figure the pages ask of it."""
+
+    def __init__(self, guide, model: Model):
+        self.guide, self.model = guide, model
+        """The ``Guide`` (calc/guide.py) that made it, and the model's record."""
+
+    id = property(lambda self: self.model.id)
+    name = property(lambda self: self.model.name)
+    examples = property(lambda self: self.model.examples)
+    attention = property(lambda self: self.model.attention)
+
+    @property
+    def params(self) -> Figure:
+        return memory.params(self.model)
+
+    @property
+    def layers(self) -> Figure:
+        return given(self.model.layers, "layers", COUNT, "layers")
+
+    @property
+    def kv_heads(self) -> Figure:
+        return given(self.model.kv_heads, "KV heads", COUNT, "KV heads")
+
+    @property
+    def attention_heads(self) -> Figure:
+        return given(self.model.attention_heads, "heads", COUNT, "attention heads")
+
+    @property
+    def head_dim(self) -> Figure:
+        return given(self.model.head_dim, "", COUNT, "head dim")
+
+    @property
+    def kv_width(self) -> Figure:
+        return memory.kv_width(self.model)
+
+    def weights(self, precision_id: str) -> Figure:
+        return memory.weights(self.model, memory.precision_bytes(self.guide.data.precision(precision_id)))
+
+    def _kv_precision(self, kv_precision: str | None):
+        data = self.guide.data
+        return data.precision(kv_precision) if kv_precision else data.inference.kv_precision
+
+    def kv(self, context: int | None = None, batch: int | None = None, kv_precision: str | None = None) -> Figure:
+        inference = self.guide.data.inference
+        return memory.kv_cache(self.model, self._kv_precision(kv_precision),
+                               context or inference.context_tokens, batch or inference.batch)
+
+    def kv_per_token(self, kv_precision: str | None = None) -> Figure:
+        return memory.kv_per_token_mb(self.model, self._kv_precision(kv_precision))
+
+    def need(self, method_id: str, context: int | None = None, batch: int | None = None) -> memory.MemoryNeed:
+        return self.guide.need(self.model, self.guide.method(method_id), context, batch)
+
+    def inference(self, precision_id: str, context: int | None = None,
+                  batch: int | None = None) -> memory.MemoryNeed:
+        return self.guide.need(self.model, self.guide.inference_method(precision_id), context, batch)
+
+    def cell(self, method_id: str) -> Lookup:
+        return self.guide.cell(self.model.id, method_id)
+
+    def decode_ceiling(self, gpu_id: str, precision_id: str, count: int = 1) -> Figure:
+        bandwidth = throughput.combined_bandwidth(self.guide.gpu(gpu_id).bandwidth, count)
+        return throughput.decode_ceiling(bandwidth, self.weights(precision_id))
+
+
+def _memory_figure(memory_gb) -> Figure:
+    if isinstance(memory_gb, Figure):
+        return memory_gb
+    return given(memory_gb, "GB", MEMORY, "memory")
+
+
+class CatalogueView:
+    """One real model, with the figures its layer groups give: KV cache, state, weights, what fits.
+
+    Contexts and batches default to sizing.yaml's inference block, the KV
+    format to ``Guide.kv_precision()``, the overhead beside the weights to
+    inference.overhead_gb.
+    """
+
+    def __init__(self, guide, model: CatalogueModel):
+        self.guide, self.model = guide, model
+        """The ``Guide`` (calc/guide.py) that made it, and the model's record."""
+        self.layers = attention.model_layers(model)
+
+    id = property(lambda self: self.model.id)
+    name = property(lambda self: self.model.name)
+    architecture = property(lambda self: self.model.architecture)
+    experts = property(lambda self: self.model.experts)
+    source = property(lambda self: self.model.source)
+    params_from = property(lambda self: self.model.params_from)
+
+    @property
+    def params(self) -> Figure:
+        return given(self.model.params_billion, "B params", FACTOR, "parameters")
+
+    @property
+    def active_params(self) -> Figure:
+        return given(self.model.active_params_billion, "B params", FACTOR, "active parameters")
+
+    @property
+    def layer_count(self) -> Figure:
+        return given(self.model.layer_count, "layers", COUNT, "layers")
+
+    @property
+    def max_context(self) -> Figure:
+        return given(self.model.max_context, "tokens", COUNT, "longest context")
+
+    def _b(self, kv_precision: str | None) -> Figure:
+        return attention.element_bytes(self.guide.kv_precision(kv_precision))
+
+    def _context(self, context: int | None) -> int:
+        return context or self.guide.data.inference.context_tokens
+
+    def _batch(self, batch: int | None) -> int:
+        return batch or self.guide.data.inference.batch
+
+    def contexts_with_max(self, contexts) -> tuple[int, ...]:
+        """``contexts`` and the model's own longest context, in order, each once."""
+        return tuple(sorted({*contexts, self.model.max_context}))
+
+    def kv_per_token(self, kv_precision: str | None = None) -> Figure:
+        """Bytes one token costs in every caching layer, each window still filling."""
+        return attention.kv_bytes_per_token(self.layers, self._b(kv_precision))
+
+    def kv_per_token_beyond_windows(self, kv_precision: str | None = None) -> Figure:
+        return attention.kv_bytes_per_token_beyond_windows(self.layers, self._b(kv_precision))
+
+    def kv(self, context: int | None = None, batch: int | None = None, kv_precision: str | None = None) -> Figure:
+        return attention.kv_cache(self.layers, self._b(kv_precision), self._context(context), self._batch(batch))
+
+    @property
+    def state_per_sequence(self) -> Figure:
+        return attention.state_per_sequence(self.layers)
+
+    def weights(self, precision_id: str) -> Figure:
+        return attention.weights(self.model, self.guide.data.precision(precision_id))
+
+    def decode_read(self, precision_id: str) -> Figure:
+        return attention.decode_read(self.model, self.guide.data.precision(precision_id))
+
+    def decode_ceiling(self, gpu_id: str, precision_id: str, count: int = 1) -> Figure:
+        """Tokens per second one stream can at most decode: bandwidth ÷ the weights each token reads."""
+        bandwidth = throughput.combined_bandwidth(self.guide.gpu(gpu_id).bandwidth, count)
+        return throughput.decode_ceiling(bandwidth, self.decode_read(precision_id))
+
+    def room(self, memory_gb, precision_id: str) -> Figure:
+        """GB left for sequences in ``memory_gb`` beside the weights and the runtime overhead."""
+        return attention.room(_memory_figure(memory_gb), self.weights(precision_id), self.guide.overhead)
+
+    def longest_context(self, memory_gb, precision_id: str, batch: int | None = None,
+                        kv_precision: str | None = None) -> Figure | None:
+        return attention.longest_context(self.layers, self._b(kv_precision), self.room(memory_gb, precision_id),
+                                         self._batch(batch), self.model.max_context)
+
+    def sequences(self, memory_gb, precision_id: str, context: int | None = None,
+                  kv_precision: str | None = None) -> Figure | None:
+        return attention.concurrent_sequences(self.layers, self._b(kv_precision), self.room(memory_gb, precision_id),
+                                              self._context(context))
+
+    # -- serving engines (calc/serving.py) ---------------------------------
+
+    def native_format(self):
+        """The format the checkpoint ships in (weight_formats.yaml's assumed_native where the catalogue does not
+        say)."""
+        return weight_formats.native_format(self.guide.data, self.model)
+
+    def formats(self) -> tuple:
+        """The native format, then those weight_formats.yaml ``offered``, each once."""
+        ids = dict.fromkeys((self.native_format().id, *self.guide.data.offered_formats))
+        return tuple(self.guide.weight_format(format_id) for format_id in ids)
+
+    def serve(self, format_id: str, gpu: Gpu, cards: int = 1, context: int | None = None,
+              sequences: int | None = None, engine_id: str | None = None) -> Verdict:
+        """Whether the engine (``engine_id``, default: the format's) starts the model on ``cards`` × ``gpu`` at
+        ``context`` (default: the site's) and holds ``sequences`` (default: the site's batch), under its default
+        settings."""
+        context, sequences = self._context(context), self._batch(sequences)
+        weight_format, engines = self.guide.weight_format(format_id), self.guide.data.engines
+        engine = engines.engine(engine_id) if engine_id else serving.serving_engine(engines, weight_format)
+        key = (self.model.id, format_id, gpu.id, cards, context, sequences, engine.id)
+        return self.guide._verdicts.fetch(key, lambda: verdict(
+            engines, self.model, weight_format, gpu, cards, context, sequences, self.guide.serving_kv().id, engine))
+
+    def serving_choice(self, format_id: str, context: int | None = None,
+                       sequences: int | None = None) -> ServingChoice | None:
+        """The configuration the selection rule prefers among those where the engine starts and holds the
+        sequences; None where none does."""
+        return first_that_fits(self.guide.serving_offers(),
+                               lambda gpu, count: self.serve(format_id, gpu, count, context, sequences))
+
+    def format_read(self, format_id: str) -> Figure:
+        """The weights one decoded token reads in the format, in GB."""
+        def compute() -> Figure:
+            read = weight_formats.decode_read(self.model, self.guide.weight_format(format_id))
+            return product(read, unit="GB", kind=WEIGHTS, label="weights read per token", scale=1 / BYTES_PER_GB)
+        return self.guide._verdicts.fetch(("read", self.model.id, format_id), compute)
+
+    def format_weights(self, format_id: str) -> Figure:
+        """Every weight, every expert included, in the format, in GB."""
+        stored = serving.stored_weights(self.model, self.guide.weight_format(format_id), 1)
+        return product(stored, unit="GB", kind=WEIGHTS, label="weights", scale=1 / BYTES_PER_GB)
+
+    def format_bits(self, format_id: str) -> Figure:
+        """Bits per weight on average over every parameter: scales and the parts kept in 16 bits included."""
+        stored = serving.stored_weights(self.model, self.guide.weight_format(format_id), 1)
+        bits = product(stored, given(8, "bits/B", FACTOR, "bits per byte"), unit="bits", kind=FACTOR, label="bits")
+        params = given(self.model.params_billion * 10 ** 9, "", COUNT, "parameters")
+        return quotient(bits, params, unit="bits", kind=FACTOR, label="bits per weight")
+
+    def runs_alone(self, format_id: str) -> tuple["GpuView", ...]:
+        """The priced cards on one of which the format's engine starts the model at the site's context and batch."""
+        return tuple(gpu for gpu in self.guide.gpus
+                     if gpu.hourly is not None and self.serve(format_id, gpu.gpu).fits)
+
+    def format_usd_per_million_tokens(self, gpu: "GpuView", format_id: str) -> Figure | None:
+        """What a million tokens decoded at one card's ceiling in the format cost at its hourly price."""
+        if gpu.hourly is None:
+            return None
+        return cost.usd_per_million_tokens(gpu.hourly, self.format_ceiling(gpu.id, format_id))
+
+    def cheapest_to_run_format(self, format_id: str) -> "GpuView | None":
+        """Among the cards that run the model alone in the format, the lowest cost per million tokens at the
+        card's decode ceiling; None where no single card does."""
+        costs = [(self.format_usd_per_million_tokens(gpu, format_id), gpu) for gpu in self.runs_alone(format_id)]
+        if not costs:
+            return None
+        return min(costs, key=lambda item: (item[0].value, item[1].id))[1]
+
+    def format_ceiling(self, gpu_id: str, format_id: str) -> Figure:
+        """Tokens per second one stream can at most decode on one card in the format."""
+        return throughput.decode_ceiling(self.guide.gpu(gpu_id).bandwidth, self.format_read(format_id))
+
+    # -- methods and the lookup --------------------------------------------
+
+    def need(self, method: Method, cards: int = 1, context: int | None = None,
+             batch: int | None = None) -> memory.MemoryNeed:
+        """The method's memory on ``cards`` cards split by tensor, as their total (calc/attention.py)."""
+        key = (self.model.id, self.guide._method_key(method), cards, context, batch)
+        if key not in self.guide._needs:
+            self.guide._needs[key] = attention.method_memory(self.model, method, self.guide.sizing, context, batch,
+                                                             cards)
+        return self.guide._needs[key]
+
+    def lookup(self, method: Method, market: Market | None = None) -> Lookup:
+        """The configuration to rent for the method at the default context and batch, each card count held
+        to the need as that many cards split it."""
+        def need_on(cards: int) -> Figure:
+            return self.need(method, cards).total
+        return lookup(need_on(1), method, market or self.guide.market, need_on)
