@@ -121,6 +121,15 @@ EXPECTED = {
                            max_context=131072, vocab_size=262208,
                            layers=[{"kind": "sliding", "count": 52, "kv_heads": 16, "head_dim": 128, "window": 1024},
                                    {"kind": "full", "count": 10, "kv_heads": 16, "head_dim": 128}]),
+    # text_config without heads: 8 query and 4 KV heads of 256 are Gemma3TextConfig's defaults (2560 / 8 would
+    # say 320); 34 layers, 5 local : 1 global (5, 11, ..., 29 global)
+    "gemma-3-4b-it": dict(architecture="Gemma3ForConditionalGeneration", hidden_size=2560, attention_heads=8,
+                          max_context=131072, vocab_size=262208,
+                          layers=[{"kind": "sliding", "count": 29, "kv_heads": 4, "head_dim": 256, "window": 1024},
+                                  {"kind": "full", "count": 5, "kv_heads": 4, "head_dim": 256}]),
+    # Phi-3's layout (fused qkv and gate-up projections, Llama's sizes); sliding_window null: no window
+    "phi-4": dict(architecture="Phi3ForCausalLM", hidden_size=5120, attention_heads=40, max_context=16384,
+                  vocab_size=100352, layers=[{"kind": "full", "count": 40, "kv_heads": 10, "head_dim": 128}]),
     # layer_types: even layers slide
     "gpt-oss-120b": dict(architecture="GptOssForCausalLM", hidden_size=2880, attention_heads=64,
                          max_context=131072, vocab_size=201088,
@@ -377,6 +386,7 @@ PUBLISHED = [
     ("llama-3.1-8b", "8", "8", "Llama 3.1 model card: 8B"),
     ("llama-3.1-70b-instruct", "70", "70", "Llama 3.1 model card: 70B"),
     ("mistral-7b-v0.1", "7", "7", "Mistral-7B-v0.1 card: 7 billion parameters"),
+    ("phi-4", "14", "14", "phi-4 card and technical report: 14B parameters"),
 ]
 
 

@@ -135,8 +135,13 @@ _QWEN2 = Family("Qwen2", _qwen_window, qkv_bias=True)
 _QWEN3 = Family("Qwen3", _qwen_window, qk_norm=True)
 _GEMMA3 = Family(
     "Gemma 3", _every_nth("sliding_window_pattern", 6, SlidingAttention), qk_norm=True, norms_per_layer=4,
-    # transformers Gemma3TextConfig (configuration_gemma3.py @008f5c8): the 27B's config sets none of these
-    defaults={"vocab_size": 262208, "max_position_embeddings": 131072}, tied_default=True)
+    # transformers Gemma3TextConfig.__init__ (src/transformers/models/gemma3/configuration_gemma3.py @008f5c8):
+    # the 27B's config sets neither vocabulary nor context, the 4B's not its heads either
+    defaults={"vocab_size": 262208, "max_position_embeddings": 131072, "num_attention_heads": 8,
+              "num_key_value_heads": 4, "head_dim": 256}, tied_default=True)
+# transformers Phi3 (src/transformers/models/phi3/modeling_phi3.py @00d4b3d): q, k and v in one qkv_proj and
+# gate and up in one gate_up_proj, Llama's sizes and no biases; every layer's attention takes config.sliding_window
+_PHI3 = Family("Phi-3", _windowed_when_set)
 _GPT_OSS = Family("gpt-oss", _even_layers_slide, attention_sinks=True, expert_bias=True)
 _DEEPSEEK_V3 = Family("DeepSeek-V3", _all(LatentAttention), reads_layer_types=False)
 # transformers Qwen3NextConfig: full_attention_interval defaults to 4 (layers 3, 7, ... full)
@@ -153,6 +158,7 @@ ARCHITECTURES: dict[str, Family] = {
     "DeepseekV3ForCausalLM": _DEEPSEEK_V3,
     "Gemma3ForCausalLM": _GEMMA3,
     "Gemma3ForConditionalGeneration": replace(_GEMMA3, text_config=True),
+    "Phi3ForCausalLM": _PHI3,
     "GptOssForCausalLM": _GPT_OSS,
     "Qwen3NextForCausalLM": _QWEN3_NEXT,
 }
@@ -327,8 +333,9 @@ def _kv_heads(section: ConfigSection, heads: int | None) -> int | None:
 
 
 def _head_dim(section: ConfigSection, hidden: int | None, heads: int | None) -> int | None:
-    """The config's explicit head_dim, else hidden_size ÷ heads (the library's rule when the key is absent)."""
-    if section.given("head_dim"):
+    """The config's explicit head_dim or its family's default, else hidden_size ÷ heads (the library's rule when
+    the key is absent)."""
+    if section.given("head_dim") or "head_dim" in section.defaults:
         return section.size("head_dim")
     if hidden and heads:
         if hidden % heads:
