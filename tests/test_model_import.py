@@ -151,6 +151,18 @@ def test_every_architecture_has_a_config_here():
     assert covered | {"Gemma3ForCausalLM"} == set(ARCHITECTURES)
 
 
+def test_the_command_s_help_and_the_editing_guide_name_every_architecture():
+    import subprocess
+    import sys
+
+    run = subprocess.run([sys.executable, str(ROOT / "build.py"), "model", "add", "--help"], capture_output=True,
+                         text=True, check=True)
+    helped = " ".join(run.stdout.split())
+    guide = (ROOT / "docs" / "editing.md").read_text(encoding="utf-8")
+    for architecture in ARCHITECTURES:
+        assert architecture in helped and f"`{architecture}`" in guide, architecture
+
+
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_each_architecture_gives_its_entry(tmp_path, name):
     add(tmp_path, CONFIGS / f"{name}.json", model_id=name, name=name)

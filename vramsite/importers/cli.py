@@ -20,7 +20,7 @@ def add_model_command(commands, site_option: Callable, debug_option: Callable) -
         "add", help="read a config.json and append the model's entry to data/catalogue.yaml",
         description="Read a Hugging Face config.json (LlamaForCausalLM, MistralForCausalLM, MixtralForCausalLM, "
                     "Qwen2ForCausalLM, Qwen3ForCausalLM, Qwen3MoeForCausalLM, DeepseekV3ForCausalLM, "
-                    "Gemma3ForCausalLM, Gemma3ForConditionalGeneration, GptOssForCausalLM, "
+                    "Gemma3ForCausalLM, Gemma3ForConditionalGeneration, Phi3ForCausalLM, GptOssForCausalLM, "
                     "Qwen3NextForCausalLM), print the catalogue entry it gives (its layers by kind, its "
                     "parameter counts) and append it to the site's data/catalogue.yaml, keeping the file's "
                     "comments and order. On any problem nothing is written. Reads no network.")
