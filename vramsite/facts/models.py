@@ -189,10 +189,9 @@ def model_page(guide: Guide, params: dict, model: CatalogueView | None = None) -
 @dataclass(frozen=True)
 class ModelsPage(Facts):
     count: Figure
-    method: Method
 
 
 @register("models")
 def models_page(guide: Guide, params: dict, subject=None) -> ModelsPage:
     """The catalogue of real models."""
-    return ModelsPage(given(len(guide.catalogue), "models", COUNT), guide.default_inference())
+    return ModelsPage(given(len(guide.catalogue), "models", COUNT))
