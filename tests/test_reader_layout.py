@@ -275,3 +275,40 @@ def test_a_figures_derivation_shows_on_tap_and_keyboard_focus(served, browser, m
     assert shown[0], "a tap focuses the figure"
     assert figure.get_attribute("title") in shown[1]
     assert shown[2] == "fixed", "the derivation shows above the page, whatever frame the figure is in"
+
+
+STACKED = """
+const problems = [], frames = [...document.querySelectorAll('.table-stacks .table-scroll')];
+for (const frame of frames) {
+  const name = frame.closest('figure').id;
+  const heads = [...frame.querySelectorAll('thead th')].slice(1).map(th => th.textContent.trim());
+  if (frame.scrollWidth > frame.clientWidth) problems.push(`${name} scrolls sideways`);
+  for (const row of frame.querySelectorAll('tbody tr')) {
+    [...row.querySelectorAll('td')].forEach((cell, index) => {
+      const label = getComputedStyle(cell, '::before').content.replace(/^"|"$/g, '');
+      if (label !== heads[index]) problems.push(`${name}: '${label}' shown beside a value of '${heads[index]}'`);
+      if (cell.getBoundingClientRect().right > frame.getBoundingClientRect().right + 1)
+        problems.push(`${name}: a value of '${heads[index]}' runs past the frame`);
+    });
+  }
+}
+return [frames.length, problems];
+"""
+
+
+@needs_browser
+def test_a_table_read_item_by_item_stacks_each_row_under_its_column_names_on_a_phone(served, browser, media):  # noqa: F811
+    """The models index on a phone: each model a block, every value beside its column's name, nothing sideways."""
+    out, base = served
+    media(PHONE)
+    stacked, problems = 0, []
+    for page in _pages(out):
+        if not page.endswith("models/index.html"):
+            continue
+        browser.get(f"{base}/{page}")
+        found, page_problems = browser.execute_script(STACKED)
+        stacked += found
+        problems += [f"{page}: {problem}" for problem in page_problems]
+    if "quick" not in str(out) and stacked == 0:
+        pytest.fail("no stacking table on the models index: the check checked nothing")
+    assert not problems, "\n".join(problems[:20])

@@ -112,3 +112,6 @@ class Table:
     assumes: tuple[Inline, ...] = field(default=())
     """What every figure of the table takes as given ('FP16 cache, batch 1'): the page says it in its prose,
     a chart drawn from the table under its title."""
+    stacks: bool = False
+    """On a phone each row shows as a block, every value under its column's name, instead of a grid wider than
+    the screen: for a list a reader looks an item up in, not one whose columns are compared."""

@@ -35,23 +35,25 @@ def models_table(guide: Guide) -> Table | None:
     if not guide.catalogue:
         return None
     bf16 = guide.kv_precision()
+    # What a reader comes for first (size, context, where it starts), so that a phone shows it without scrolling.
     columns = (
-        Column(Msg.of("Layers"), False, "layer_kinds"),
         Column(Msg.of("Parameters"), True, "params"),
-        Column(Msg.of("Active parameters"), True, "active_params"),
         Column(Msg.of("Longest context"), True, "max_context"),
-        Column(Msg.of("KV per token ({precision})", precision=Text(bf16.label)), True, "kv_per_token"),
-        Column(Msg.of("Ships in"), False, "native_format"),
         Column(Msg.of(selection_words(guide.data.lookup.selection).start_column), False, "starts_on"),
+        Column(Msg.of("Ships in"), False, "native_format"),
+        Column(Msg.of("Active parameters"), True, "active_params"),
+        Column(Msg.of("KV per token ({precision})", precision=Text(bf16.label)), True, "kv_per_token"),
+        Column(Msg.of("Layer kinds"), False, "layer_kinds"),
     )
     rows = []
     for model in guide.catalogue:
-        cells = (layer_kinds(model), figure_cell(model.params), figure_cell(model.active_params),
-                 figure_cell(model.max_context), figure_cell(model.kv_per_token(bf16.id)),
-                 Cell(Text(model.native_format().name)), choice_cell(guide, model.serving_choice(model.native_format().id)))
+        native = model.native_format()
+        cells = (figure_cell(model.params), figure_cell(model.max_context),
+                 choice_cell(guide, model.serving_choice(native.id)), Cell(Text(native.name)),
+                 figure_cell(model.active_params), figure_cell(model.kv_per_token(bf16.id)), layer_kinds(model))
         rows.append(Row(catalogue_model_header(model, Text(model.architecture)), cells, model.id))
     return Table(id="models", caption=Msg.of("Every model in the catalogue"), corner=Msg.of("Model"), columns=columns,
-                 rows=tuple(rows))
+                 rows=tuple(rows), stacks=True)
 
 
 def model_kv_table(guide: Guide, model: str, contexts: list[int]) -> Table:
