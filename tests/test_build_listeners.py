@@ -10,7 +10,7 @@ from cli_support import ROOT
 from vramsite.publish.site import SiteBuild
 from vramsite.render.services import BuildListener
 
-TABLE_ID = re.compile(r'<figure class="table" id="table-([^"]+)"')
+TABLE_ID = re.compile(r'<figure class="table[^"]*" id="table-([^"]+)"')
 
 
 class Log(BuildListener):

