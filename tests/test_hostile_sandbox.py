@@ -281,3 +281,23 @@ def test_the_time_bound_counts_the_rendering_s_work_not_the_machine_s_load(monke
             sum(range(10_000))
             budget.step()
     assert 0.2 <= time.thread_time() - started < 1
+
+
+def test_the_engine_s_blocks_count_apart_from_the_content_s_time_and_have_their_own_bound(monkeypatch):
+    """A table's processor time moves the content's deadline on; the blocks together are stopped at theirs."""
+    monkeypatch.setattr(sandbox, "MAX_SECONDS", 0.2)
+    monkeypatch.setattr(sandbox, "MAX_ENGINE_SECONDS", 0.5)
+
+    def burn(seconds: float) -> None:
+        until = time.thread_time() + seconds
+        while time.thread_time() < until:
+            sum(range(1_000))
+
+    budget = sandbox.Budget()
+    budget.step()
+    with budget.engine_work():
+        burn(0.3)  # past the content's bound, inside a block
+    budget.step()
+    with pytest.raises(sandbox.LimitExceeded, match="tables, charts and calculator took more than 0.5 seconds"):
+        with budget.engine_work():
+            burn(0.3)

@@ -35,6 +35,7 @@ import inspect
 import time
 import types
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -70,6 +71,10 @@ MAX_SECONDS = 10.0
 Counted on the rendering thread's own clock (``time.thread_time``), not the wall's: content can only compute,
 never wait, so its cost is the processor time it takes, and a busy machine (a test suite, other builds beside
 it) must not fail a page that a quiet one renders in a tenth of a second."""
+MAX_ENGINE_SECONDS = 120.0
+"""Processor time the engine's own blocks of one rendering (its tables, charts, calculator) may spend in all.
+Kept apart from ``MAX_SECONDS``: their work is sized by the data, and a long test run's heap can make its
+garbage collections, which land mostly there, slow; a page that asks for blocks without end is still stopped."""
 ITEM_WEIGHT = 4
 """What an item of a list, tuple or dict adds to its weight: ``', '`` and the quotes of a text."""
 MAX_RANGE = 10_000
@@ -235,6 +240,7 @@ class Budget:
 
     def __init__(self):
         self.steps = self.output = self.blocks = self.allowance = self.work = 0
+        self.engine_seconds = 0.0
         self.deadline: float | None = None
         self.last_block: str | None = None
         self.weights: dict[tuple[int, bool], tuple[object, int]] = {}
@@ -250,6 +256,22 @@ class Budget:
             self.deadline = now + MAX_SECONDS
         elif now > self.deadline:
             raise LimitExceeded(f"the page took more than {MAX_SECONDS:g} seconds of processor time to render")
+
+    @contextmanager
+    def engine_work(self):
+        """The engine's block for the page (a table, a chart, the calculator): its processor time moves the
+        rendering's deadline on and counts against ``MAX_ENGINE_SECONDS`` instead."""
+        started = time.thread_time()
+        try:
+            yield
+        finally:
+            spent = time.thread_time() - started
+            self.engine_seconds += spent
+            if self.deadline is not None:
+                self.deadline += spent
+            if self.engine_seconds > MAX_ENGINE_SECONDS:
+                raise LimitExceeded(f"the page's tables, charts and calculator took more than {MAX_ENGINE_SECONDS:g} "
+                                    "seconds of processor time")
 
     def charge(self, work: int) -> None:
         self.work += work

@@ -333,16 +333,23 @@ class ContentApi:
         self._scope, self._budget = scope, budget
 
     def table(self, name: str, **options) -> Markup:
-        return self._budget.block(self._scope.table(name, **_checked_options(options)))
+        options = _checked_options(options)
+        with self._budget.engine_work():
+            return self._budget.block(self._scope.table(name, **options))
 
     def chart(self, name: str, **options) -> Markup:
-        return self._budget.block(self._scope.chart(name, **_checked_options(options)))
+        options = _checked_options(options)
+        with self._budget.engine_work():
+            return self._budget.block(self._scope.chart(name, **options))
 
     def calculator(self, model: str | None = None, card: str | None = None) -> Markup:
-        return self._budget.block(self._scope.calculator(model, card))
+        with self._budget.engine_work():
+            return self._budget.block(self._scope.calculator(model, card))
 
     def stats(self, items) -> Markup:
-        return self._budget.block(self._scope.stats(_checked_options({"items": list(items)})["items"]))
+        items = _checked_options({"items": list(items)})["items"]
+        with self._budget.engine_work():
+            return self._budget.block(self._scope.stats(items))
 
     def link(self, *target, anchor: str | None = None) -> Markup:
         return self._scope.link(*target, anchor=anchor)
