@@ -44,3 +44,12 @@ def copy_sources(target: Path, source: Path = ROOT) -> Path:
     for name in SOURCES:
         shutil.copytree(source / name, target / name)
     return target
+
+
+def copy_engine(target: Path) -> Path:
+    """The main site's sources and the engine that builds them (build.py, vramsite/), for a recipe that edits
+    both; ``run_cli(..., engine=target)`` runs the copy."""
+    copy_sources(target)
+    shutil.copy2(ROOT / "build.py", target / "build.py")
+    shutil.copytree(ROOT / "vramsite", target / "vramsite", ignore=shutil.ignore_patterns("__pycache__"))
+    return target

@@ -22,7 +22,7 @@ import pytest
 import yaml
 
 import data_edits as edits
-from cli_support import ROOT, copy_sources, hashes, run_cli
+from cli_support import ROOT, copy_engine, copy_sources, hashes, run_cli
 from site_invariants import Published, check_all
 from vramsite.calc import Guide
 from vramsite.load import load_site
@@ -420,14 +420,6 @@ TIER_LINKS = {"en": ("Each volume discount has its own page: {links}.", "[{cards
               "zh-cn": ("每档批量折扣都有自己的页面：{links}。", "[{cards} 张卡]({link})")}
 
 
-def copy_engine_and_site(target: Path) -> Path:
-    """The main site's sources and the engine that builds them (build.py, vramsite/), to edit both."""
-    copy_sources(target)
-    shutil.copy2(ROOT / "build.py", target / "build.py")
-    shutil.copytree(ROOT / "vramsite", target / "vramsite", ignore=shutil.ignore_patterns("__pycache__"))
-    return target
-
-
 def add_a_page_kind(root: Path, guide: Guide) -> list:
     """'Add a page kind': a page per volume discount, linked from the pricing page; the tiers it makes."""
     replace_once(root / "vramsite" / "page_collections.py", "\n)}\n", f"\n{TIER_COLLECTION})}}\n")
@@ -442,7 +434,7 @@ def add_a_page_kind(root: Path, guide: Guide) -> list:
 
 
 def test_add_a_page_kind_makes_and_links_a_page_per_item_and_reports_a_clash_at_its_key(tmp_path):
-    root = copy_engine_and_site(tmp_path / "src")
+    root = copy_engine(tmp_path / "src")
     tiers = add_a_page_kind(root, Guide(load_site(root)))
     assert tiers, "the site has no volume discount: the recipe makes no page"
 
@@ -546,21 +538,6 @@ def test_the_guide_takes_a_price_list_dated_to_the_minute(tmp_path):
 
 # -- a developer's recipe: it edits the engine too ---------------------------------------------
 
-ENGINE_SOURCES = ("build.py", "vramsite", "data", "content", "templates", "locales")
-"""The engine with the main site (its data, content, templates and catalogs are the engine's own)."""
-
-
-def copy_engine(target: Path) -> Path:
-    target.mkdir(parents=True)
-    for name in ENGINE_SOURCES:
-        source = ROOT / name
-        if source.is_dir():
-            shutil.copytree(source, target / name, ignore=shutil.ignore_patterns("__pycache__"))
-        else:
-            shutil.copy2(source, target / name)
-    return target
-
-
 def tree_hashes(root: Path) -> dict[str, str]:
     return {path: digest for path, digest in hashes(root).items() if "__pycache__" not in path}
 
@@ -611,8 +588,8 @@ def test_add_a_card_field_touches_the_files_it_names_and_shows_where_declared(tm
     root = copy_engine(tmp_path / "src")
     before = tree_hashes(root)
     edit = add_a_card_field(root)
-    changed = {path for path in set(before) | set(tree_hashes(root))
-               if before.get(path) != tree_hashes(root).get(path)}
+    after = tree_hashes(root)
+    changed = {path for path in set(before) | set(after) if before.get(path) != after.get(path)}
     named = set(re.findall(r"`((?:vramsite|data|locales)/[\w./-]+)`", guide_section("Add a card field")))
     assert changed <= named, f"the recipe touched files it does not name: {sorted(changed - named)}"
     assert {"vramsite/load/cards.py", "vramsite/load/model.py", "vramsite/schemas/gpus.schema.json",

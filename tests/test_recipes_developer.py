@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 import sys
 from decimal import Decimal
@@ -20,21 +19,10 @@ from pathlib import Path
 import yaml
 
 from calculator_support import NODE, run_node
-from cli_support import ROOT
+from cli_support import ROOT, copy_engine
 
-ENGINE = ("vramsite", "build.py", "data", "content", "templates", "locales")
 LLAMA_8B = ROOT / "tests" / "fixtures" / "hf_configs" / "llama-3.1-8b.json"
 CATALOGS = ("en", "zh_CN")
-
-
-def repository_copy(target: Path) -> Path:
-    for name in ENGINE:
-        source = ROOT / name
-        if source.is_dir():
-            shutil.copytree(source, target / name, ignore=shutil.ignore_patterns("__pycache__"))
-        else:
-            shutil.copy(source, target / name)
-    return target
 
 
 def run(root: Path, *args: str) -> subprocess.CompletedProcess:
@@ -150,7 +138,7 @@ def add_a_layer_kind(root: Path) -> None:
 
 
 def test_add_a_layer_kind(tmp_path):
-    root = repository_copy(tmp_path / "repository")
+    root = copy_engine(tmp_path / "repository")
     add_a_layer_kind(root)
     assert changed_files(root) == {
         "vramsite/calc/layers/chunked.py", "vramsite/calc/layers/__init__.py", "vramsite/schemas/catalogue.schema.json",
@@ -211,7 +199,7 @@ def add_a_weight_format(root: Path) -> None:
 
 
 def test_add_a_weight_format(tmp_path):
-    root = repository_copy(tmp_path / "repository")
+    root = copy_engine(tmp_path / "repository")
     add_a_weight_format(root)
     assert changed_files(root) == {"data/weight_formats.yaml", "data/engines.yaml"}
 
@@ -244,7 +232,7 @@ def add_an_engine(root: Path) -> None:
 
 
 def test_add_an_engine(tmp_path):
-    root = repository_copy(tmp_path / "repository")
+    root = copy_engine(tmp_path / "repository")
     add_an_engine(root)
     assert changed_files(root) == {"data/engines.yaml"}
 
