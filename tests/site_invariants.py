@@ -276,7 +276,7 @@ def every_twin_anchor_is_a_heading_of_its_target(site: Published) -> None:
     assert not missing, missing[:10]
 
 
-OPERATORS = ("×", "+", "−", "÷", "⌈", "⌊", "min", "max")
+OPERATORS = ("×", "+", "−", "÷", "⌈", "⌊", "^", "the smaller of", "the larger of", "较小者", "较大者")
 
 
 def no_derivation_restates_its_figure(site: Published) -> None:

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from site_support import heading_ids, markdown_table_rows, parse_html, table_rows
+from vramsite.errors import InputError
 from vramsite.publish.site import SiteBuild
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -27,6 +28,7 @@ def built_without_runs(tmp_path_factory):
     for name in ("data", "content", "templates", "locales"):
         shutil.copytree(ROOT / name, root / name)
     shutil.rmtree(root / "data" / "measurements")
+    (root / "data" / "throughput.yaml").unlink()  # its bandwidth share is a run's: without runs, no speeds
     return SiteBuild(root).render()
 
 
@@ -79,6 +81,24 @@ def test_without_a_run_there_is_no_section_table_or_line(built_without_runs):
         assert "MiB" not in built_without_runs[f"{segment}/gpus/h200-sxm.html.md"].decode()
     assert not any(path.endswith("/measured.json") for path in built_without_runs)
     assert not any("measured" in path for path in built_without_runs if path.startswith("assets/charts/"))
+
+
+def test_without_a_run_the_model_pages_give_no_speeds_and_price_no_tokens(built_without_runs):
+    page = built_without_runs["en/models/llama-3.1-8b.html.md"].decode()
+    assert "{#speed}" not in page and "The site states no decode speeds, so it prices no tokens." in page
+    assert "本站没有给出解码速度" in built_without_runs["zh-cn/models/llama-3.1-8b.html.md"].decode()
+
+
+def test_removing_the_run_the_speeds_are_worked_from_is_an_error_at_that_line(tmp_path):
+    for name in ("data", "content", "templates", "locales"):
+        shutil.copytree(ROOT / name, tmp_path / name)
+    shutil.rmtree(tmp_path / "data" / "measurements")
+    with pytest.raises(InputError) as raised:
+        SiteBuild(tmp_path)
+    line = next(number for number, text in enumerate(
+        (ROOT / "data" / "throughput.yaml").read_text(encoding="utf-8").splitlines(), start=1)
+        if text.strip().startswith("measurement:"))
+    assert f"data/throughput.yaml:{line}: bandwidth.measurement: unknown measurement" in str(raised.value)
 
 
 def test_the_quick_site_has_no_measurements_and_no_section(seed_003_built):

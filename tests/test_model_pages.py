@@ -124,16 +124,46 @@ def _bf16_read_per_token(entry: dict) -> Decimal:
     return 2 * (Decimal(read) + entry["hidden_size"]) / BILLION
 
 
-def test_a_mixture_of_experts_decodes_at_its_routed_experts(built, entries):
+def _one_sequence_step(entry: dict, gpu, data: dict, context: int) -> Decimal:
+    """By hand, one sequence's decode step on one card in BF16: the longer of (the weights one token reads and
+    the sequence's KV cache) ÷ the achieved bandwidth and 2 × active parameters ÷ the achieved dense rate, plus
+    the layers' fixed cost (data/throughput.yaml; the bandwidth share from its measured run)."""
+    speed, run = data["throughput"], data["run"]
+    share = Decimal(run["bandwidth"]["bytes"]) / Decimal(str(run["bandwidth"]["median_s"])) / BILLION
+    share /= Decimal(data["gpus"][run["gpu"]]["bandwidth_gbps"])
+    read = _bf16_read_per_token(entry) * BILLION + _bytes_per_token(entry, Decimal(2)) * context
+    reading = read / (Decimal(gpu["bandwidth_gbps"]) * share * BILLION)
+    matmuls = {(item["card"], item["format"]): Decimal(str(item["tflops"])) / Decimal(str(item["of"]))
+               for item in speed["matmul"]["measured"]}
+    matmul = matmuls.get((gpu["id"], "bf16"))
+    if matmul is None:
+        ordered = sorted(matmuls.values())
+        middle = len(ordered) // 2
+        matmul = ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+    computing = 2 * Decimal(str(entry["active_params_billion"])) * BILLION / (
+        Decimal(str(gpu["dense_tflops"]["bf16"])) * matmul * 10 ** 12)
+    layers = sum(group["count"] for group in entry["layers"])
+    return max(reading, computing) + layers * Decimal(str(speed["layer_step"]["seconds"]))
+
+
+def test_a_mixture_of_experts_decodes_one_sequence_at_its_routed_experts(built, entries):
     build, files = built
     entry = next(entry for entry in entries.values() if entry.get("experts") and entry["native_format"] == "bf16")
-    read_gb = _bf16_read_per_token(entry)
+    data = {"throughput": yaml.safe_load((ROOT / "data" / "throughput.yaml").read_text(encoding="utf-8")),
+            "gpus": {gpu["id"]: gpu for gpu in yaml.safe_load((ROOT / "data" / "gpus.yaml").read_text(
+                encoding="utf-8"))["gpus"]}}
+    run_id = data["throughput"]["bandwidth"]["measurement"]
+    data["run"] = yaml.safe_load((ROOT / "data" / "measurements" / f"{run_id}.yaml").read_text(encoding="utf-8"))
+    context = build.data.inference.context_tokens
+    rows = _download(files, f"model-speed-{entry['id']}")["rows"]
     checked = 0
-    for gpu in build.data.gpus:
-        cell = _cells(files, f"model-ceilings-{entry['id']}", gpu.id)["bf16"]
-        if "value" in cell:
-            assert Decimal(cell["exact"]) == Decimal(gpu.bandwidth_gbps) / read_gb, gpu.id
-            checked += 1
+    for row in rows:
+        if not row["key"].startswith("1x-"):
+            continue
+        gpu = data["gpus"][row["key"].removeprefix("1x-")]
+        step = _one_sequence_step(entry, gpu, data, context)
+        assert abs(Decimal(row["cells"]["tokens_per_s_one"]["exact"]) * step - 1) < Decimal("1e-20"), gpu["id"]
+        checked += 1
     assert checked
 
 
@@ -188,26 +218,26 @@ def test_sitemap_and_llms_txt_list_the_model_pages(built, entries):
 
 
 def _run_paragraph(markdown: str) -> str:
-    start = markdown.index("## Where it starts, and the cheapest card to run it")
+    start = markdown.index("## Where it starts, and what it costs to run")
     return markdown[start:markdown.index("**", start)]
 
 
-def test_the_cheapest_worth_running_sentence_follows_the_prices(tmp_path, built):
-    """vLLM starts Gemma 3 27B on an A100 SXM most cheaply but it runs most cheaply on a faster, dearer card; make the
-    A100 SXM cheap enough and the two are one card, and the sentence says so."""
+def test_the_cheapest_to_run_sentence_follows_the_prices(tmp_path, built):
+    """vLLM starts Gemma 3 27B on one card most cheaply, but its tokens cost least on another; make that card
+    cheap enough and the two are one configuration, and the sentence says so."""
     build, _ = built
     view = build.guide.catalogue_model("gemma-3-27b-it")
-    fit = view.serving_choice("bf16").offer.gpu.id
-    worth = view.cheapest_to_run_format("bf16").id
-    assert fit != worth, "the live data should show the two apart"
+    fit = view.serving_choice("bf16").offer
+    worth, count = view.cheapest_to_run_format("bf16")
+    assert (fit.gpu.id, fit.count) != (worth.id, count), "the live data should show the two apart"
     live_copy(tmp_path)
     before = _run_paragraph(render_page(tmp_path, "models/gemma-3-27b-it")["en"])
-    assert "It is the same card" not in before
-    assert "costs more per hour than the" in before or "reads faster" in before or "costs less per hour" in before
-    set_price(tmp_path, fit, 10)
+    assert "It is the same configuration" not in before
+    assert "the same tokens cost" in before
+    set_price(tmp_path, fit.gpu.id, 10)
     after = render_page(tmp_path, "models/gemma-3-27b-it")
-    assert "It is the same card" in _run_paragraph(after["en"])
-    assert "这是同一张卡" in after["zh-cn"]
+    assert "It is the same configuration" in _run_paragraph(after["en"])
+    assert "这正是同一个配置" in after["zh-cn"]
 
 
 def test_a_linear_attention_model_keeps_a_fixed_state_and_caches_only_its_other_layers(tmp_path):

@@ -97,11 +97,32 @@ def test_plan_answers_in_json_within_a_second():
     assert run.returncode == 0, run.stderr
     answer = json.loads(run.stdout)
     assert FIELDS <= set(answer) and answer["fits"] is True and answer["kv_tokens"] >= 4 * 8192
-    assert answer["decode_tokens_per_s"] is None and answer["usd_per_million_tokens"] is None
+    assert answer["decode_tokens_per_s"] > 0 and answer["ttft_s"] > 0 and answer["usd_per_million_tokens"] > 0
     assert answer["settings"]["max_num_batched_tokens"] == 2048  # vLLM's default below 70 GiB, as a whole number
     assert type(answer["settings"]["max_num_batched_tokens"]) is int
     assert answer["settings"]["gpu_memory_utilization"] == 0.9
     assert took < 1.5, f"{took:.2f} s, the interpreter's start included"
+
+
+def test_plan_gives_the_speeds_the_model_pages_give(data):
+    """Plan's speeds for the site's context on one card are the model page's (calc/serving_speed.py, one home):
+    one sequence's decode speed and time to first token, and the price per million tokens at that speed."""
+    from vramsite.calc.guide import Guide
+
+    guide = Guide(data)
+    view, card = guide.catalogue_model("qwen3-8b"), guide.gpu("rtx-4090")
+    context = data.inference.context_tokens
+    page = view.speed("bf16", card.gpu, 1, context)
+    answer = plan(data, PlanRequest("qwen3-8b", "rtx-4090", None, 1, "bf16", None, None, context, 1))
+    assert answer.speed.decode_tokens_per_s.value == page.one.tokens_per_s().value
+    assert answer.speed.ttft_s.value == page.first_token.seconds.value
+    assert answer.speed.usd_per_million_tokens.value == view.usd_per_million_tokens(card, "bf16", 1, False).value
+
+
+def test_plan_gives_no_speed_where_the_engine_does_not_hold_the_sequences_or_the_card_is_a_size(data):
+    short = plan(data, PlanRequest("llama-3.1-8b", "rtx-3090", None, 1, "native", "bf16", "vllm", 32768, 64))
+    sized = plan(data, PlanRequest("llama-3.1-8b", None, Decimal(80), 1, "native", None, None, 8192, 1))
+    assert short.speed is None and sized.speed is None and sized.fits
 
 
 def test_more_sequences_than_the_cache_holds_do_not_fit(data):

@@ -27,6 +27,19 @@ var VramCalculator = (function () {
   function cmp(a, b) { var x = a.n * b.d, y = b.n * a.d; return x < y ? -1 : x > y ? 1 : 0; }
   function ceil(a) { var q = a.n / a.d; return Q(a.n > q * a.d ? q + 1n : q); }
   function int(v) { return Q(BigInt(v)); }
+  // a^k for a whole k ≥ 0, by squaring, each product cut to 40 decimals (the build works this one power to 28
+  // significant digits; an exact power of a large batch would take the page seconds).
+  var POW_SCALE = 10n ** 40n;
+  function cut(a) { return Q(a.n * POW_SCALE / a.d, POW_SCALE); }
+  function powQ(a, k) {
+    var result = ONE, base = a;
+    while (k > 0n) {
+      if (k & 1n) result = cut(mul(result, base));
+      base = cut(mul(base, base));
+      k >>= 1n;
+    }
+    return result;
+  }
 
   // -- figures: a value that remembers its formula (vramsite/calc/figure.py) -----
   function F(v, unit, kind, label, op, terms) {
@@ -46,7 +59,8 @@ var VramCalculator = (function () {
     "min": function (v) { return v.reduce(function (a, b) { return cmp(b, a) < 0 ? b : a; }); },
     "max": function (v) { return v.reduce(function (a, b) { return cmp(b, a) > 0 ? b : a; }); },
     "⌊÷⌋": function (v) { return Q(floorQ(div(v[0], v[1]))); },
-    "⌈÷⌉": function (v) { return ceil(div(v[0], v[1])); }
+    "⌈÷⌉": function (v) { return ceil(div(v[0], v[1])); },
+    "^": function (v) { return powQ(v[0], v[1].n / v[1].d); }
   };
   // The figure of template node `index` for `inputs`: name -> a number (a fraction) or a figure it stands for.
   function evaluate(data, index, inputs) {
@@ -165,6 +179,11 @@ var VramCalculator = (function () {
     var self = this, result = this.figure(f);
     var term = function (t, named) { var text = self.figure(t); return named && t.label ? self.label(t.label) + " " + text : text; };
     if (f.op === "⌈÷⌉") return "⌈" + term(f.terms[0]) + " ÷ " + term(f.terms[1]) + "⌉ = " + result;
+    if (f.op === "max" || f.op === "min") {
+      return this.ui(f.op === "max" ? "the larger of {a} and {b}" : "the smaller of {a} and {b}")
+        .replace("{a}", term(f.terms[0])).replace("{b}", term(f.terms[1])) + " = " + result;
+    }
+    if (f.op === "^") return term(f.terms[0]) + " ^ " + self.number(f.terms[1]) + " = " + result;
     var named = f.op === "+" || f.op === "−";
     return f.terms.map(function (t) { return term(t, named); }).join(" " + f.op + " ") + " = " + result;
   };
@@ -219,11 +238,55 @@ var VramCalculator = (function () {
     }
     var headroom = evaluate(data, served.headroom, { room: room, need: need });
     var price = orderPrice(data, o);
-    var top = evaluate(data, served.ceiling[String(cards)], { bandwidth: dec(o.bandwidth), read: dec(f.read) });
+    var speed = servedSpeed(data, c, f, held, o, room);
     var limit = dec(cards === 1 ? data.market.tight_single : data.market.tight_per_card);
-    return { key: cards + "x-" + o.card, config: w.config(o), per_card: w.figure(evaluate(data, served.per_card, { weights: weights })),
+    var row = { key: cards + "x-" + o.card, config: w.config(o), per_card: w.figure(evaluate(data, served.per_card, { weights: weights })),
       headroom: w.figure(headroom), headroom_explain: "", price: w.figure(price, true), price_explain: w.explain(price),
-      ceiling: w.figure(top), ceiling_explain: w.explain(top), tight: cmp(headroom.v, limit) < 0, price_value: price.v };
+      ceiling: "", ceiling_explain: "" };
+    speedCells(w, speed, row);
+    row.tight = cmp(headroom.v, limit) < 0;
+    row.price_value = price.v;
+    return row;
+  }
+  // An offer's speed cells and their explanations (answer.py SPEED_CELLS, _speed_cells), "" where it has none.
+  var SPEED_CELLS = ["one", "per_million_one", "sequences", "full", "per_million", "first_token"];
+  function speedCells(w, speed, row) {
+    SPEED_CELLS.forEach(function (name) {
+      row[name] = speed ? w.figure(speed[name]) : "";
+      row[name + "_explain"] = speed ? w.explain(speed[name]) : "";
+    });
+  }
+  // What an offer decodes (answer.py _speed_of): one sequence and what a million of its tokens cost, the full batch
+  // the engine holds there (its room's sequences at most its limit; the sequences asked for where it sizes its
+  // cache to the request) and what a million tokens cost at it, and the seconds to the first token of a prompt of
+  // the case's context; null where the pages give the card no speeds.
+  function servedSpeed(data, c, f, held, o, room) {
+    var t = data.formulas.served, card = findById(data.cards, o.card), m = c.model;
+    if (!t.speed || !card || !card.rates) return null;
+    var rate = card.rates[c.format], split = held.request ? "request" : "heads", kind = m.experts ? "moe" : "dense";
+    var inputs = { dense_read: dec(f.dense_read), expert_bytes: dec(f.expert_bytes),
+      sequence: evaluate(data, t.sequence[m.id], cacheInputs(c)), context: int(c.context), active: dec(m.active),
+      layers: int(m.layer_count), hidden: int(m.hidden), bandwidth: dec(o.bandwidth), tflops: dec(rate[0]),
+      matmul_share: dec(rate[1]), link: dec(card.link) };
+    if (m.experts) { inputs.experts = int(m.experts[0]); inputs.experts_per_token = int(m.experts[1]); }
+    var decode = function (sequences) {
+      inputs.batch = int(sequences);
+      return evaluate(data, t.speed[split][String(o.count)][kind], inputs);
+    };
+    var sequences = BigInt(c.batch);
+    if (!held.request) {
+      var single = cacheInputs(c);
+      single.batch = ONE;
+      var each = evaluate(data, t.sequences[m.id][split][String(o.count)][1], single).v;
+      sequences = floorQ(div(room, each));
+      var cap = card.limits[held.engine];
+      if (cap !== undefined && BigInt(cap) < sequences) sequences = BigInt(cap);
+    }
+    var full = decode(sequences), one = decode(1n);
+    var perMillion = function (speed) { return evaluate(data, t.cost[String(o.count)], { hourly: dec(card.hourly), speed: speed }); };
+    return { one: one, per_million_one: perMillion(one), sequences: given(sequences, "sequences", "count", "sequences at once"),
+      full: full, per_million: perMillion(full),
+      first_token: evaluate(data, t.first_token[split][String(o.count)][kind], inputs) };
   }
   // The index of the lowest price where it is below the first, the selection rule's pick (the first of equal
   // prices); -1 where the pick is the cheapest (vramsite/calc/lookup.py cheapest_after).
@@ -258,7 +321,7 @@ var VramCalculator = (function () {
       result.choice = { none: w.ui("{engine} does not store this KV cache format.").replace("{engine}", engine.name) };
       return result;
     }
-    var held = { request: engine.request, weights_per_card: {}, rooms: {} };
+    var held = { request: engine.request, engine: engine.id, weights_per_card: {}, rooms: {} };
     var found = data.rooms[c.model.id] && data.rooms[c.model.id][c.format] && data.rooms[c.model.id][c.format][engine.id];
     if (found) { held.weights_per_card = found.weights_per_card; held.rooms = found.rooms; }
     data.offers.forEach(function (o) {
@@ -301,8 +364,10 @@ var VramCalculator = (function () {
       var limit = dec(o.count === 1 ? data.market.tight_single : data.market.tight_per_card);
       var row = { key: o.count + "x-" + o.card, config: w.config(o), per_card: w.figure(perCardFigure(data, held, o.count)),
         headroom: w.figure(room), headroom_explain: w.explain(room), price: w.figure(price, true),
-        price_explain: w.explain(price), ceiling: top ? w.figure(top) : "", ceiling_explain: top ? w.explain(top) : "",
-        tight: cmp(room.v, limit) < 0, price_value: price.v };
+        price_explain: w.explain(price), ceiling: top ? w.figure(top) : "", ceiling_explain: top ? w.explain(top) : "" };
+      speedCells(w, null, row);
+      row.tight = cmp(room.v, limit) < 0;
+      row.price_value = price.v;
       offers.push(row);
     });
     var choice = offers.length ? firstChoice(offers)
@@ -345,13 +410,12 @@ var VramCalculator = (function () {
       if (choice.cheapest) out.push('<p class="calc-cheapest">' + e(ui["Cheapest: {choice}, {price}"].replace("{choice}", choice.cheapest.config).replace("{price}", choice.cheapest.price)) + "</p>");
     }
     var steps = rows.map(function (l) { return l.explain; }).filter(Boolean);
-    if (offers.length) ["headroom_explain", "price_explain", "ceiling_explain"].forEach(function (k) { if (offers[0][k]) steps.push(offers[0][k]); });
+    if (offers.length) ["headroom_explain", "price_explain", "ceiling_explain", "full_explain", "per_million_explain"].forEach(function (k) { if (offers[0][k]) steps.push(offers[0][k]); });
     out.push('<details class="calc-arith"><summary>' + e(ui.Arithmetic) + "</summary><ul>");
     steps.forEach(function (step) { out.push("<li>" + e(step) + "</li>"); });
     out.push("</ul></details>");
     if (offers.length) {
-      var ceilings = offers.some(function (o) { return o.ceiling; }), shown = data.offers_shown;
-      var heads = ["Configuration", "Price", "Headroom per card", "Per card"].concat(ceilings ? ["Decode ceiling"] : []);
+      var shown = data.offers_shown, heads = offerHeads(result);
       out.push(offersTable(offers.slice(0, shown), heads, ui, result.caption, true));
       if (offers.length > shown) {
         var more = ui["More configurations ({count})"].replace("{count}", String(offers.length - shown));
@@ -366,6 +430,15 @@ var VramCalculator = (function () {
     var flag = '<span class="flag">' + e(ui.tight) + "</span>";
     return e(ui["{figure} {flag}"]).replace("{flag}", function () { return flag; }).replace("{figure}", function () { return e(text); });
   }
+  // The offers table's columns (markup.py offer_heads, SPEED_HEADS).
+  var SPEED_HEADS = ["One sequence", "Per million tokens, one sequence", "Sequences at once", "All sequences",
+    "Per million tokens, full batch", "First token"];
+  function offerHeads(result) {
+    var offers = result.offers, heads = ["Configuration", "Price", "Headroom per card", "Per card"];
+    if (offers.some(function (o) { return o.ceiling; })) heads.push("Decode ceiling");
+    if (offers.some(function (o) { return o.one; })) heads = heads.concat(SPEED_HEADS);
+    return heads;
+  }
   function offersTable(offers, heads, ui, name, caption) {
     var out = ['<div class="calc-offers" role="region" tabindex="0" aria-label="' + e(name) + '"><table>'];
     if (caption) out.push("<caption>" + e(name) + "</caption>");
@@ -377,7 +450,8 @@ var VramCalculator = (function () {
         '<td title="' + e(o.price_explain) + '">' + e(o.price) + "</td>" +
         '<td title="' + e(o.headroom_explain) + '">' + flagged(o.headroom, o.tight, ui) + "</td>" +
         "<td>" + e(o.per_card) + "</td>" +
-        (heads.length > 4 ? '<td title="' + e(o.ceiling_explain) + '">' + e(o.ceiling) + "</td>" : "") + "</tr>");
+        (heads.indexOf("Decode ceiling") >= 0 ? '<td title="' + e(o.ceiling_explain) + '">' + e(o.ceiling) + "</td>" : "") +
+        (heads.indexOf("One sequence") >= 0 ? SPEED_CELLS.map(function (k) { return '<td title="' + e(o[k + "_explain"]) + '">' + e(o[k]) + "</td>"; }).join("") : "") + "</tr>");
     });
     out.push("</tbody></table></div>");
     return out.join("");

@@ -61,6 +61,12 @@ class GpuView:
         return cost.hourly_price(self.gpu, self.guide.data.pricing)
 
     @property
+    def states_speeds(self) -> bool:
+        """The pages give the card's estimated speeds: the site states speeds (data/throughput.yaml), and the card
+        has a price and a dense rate (data/gpus.yaml dense_tflops)."""
+        return self.guide.data.speed is not None and self.gpu.dense_tflops is not None and self.hourly is not None
+
+    @property
     def weekly(self) -> Figure | None:
         return cost.weekly_price(self.gpu, self.guide.data.pricing)
 

@@ -29,6 +29,7 @@ class FigureKind(StrEnum):
     MULTIPLE = "multiple"  # "2.6×"
     COUNT = "count"  # layers, heads, tokens, cards: whole numbers
     FACTOR = "factor"  # bytes per parameter and other exact inputs
+    SECONDS = "seconds"  # a step, the time to the first token
 
 
 # The kinds by their short names, as the calculation writes them.
@@ -36,7 +37,7 @@ MEMORY, WEIGHTS, KV_CACHE, KV_PER_TOKEN = (FigureKind.MEMORY, FigureKind.WEIGHTS
                                           FigureKind.KV_PER_TOKEN)
 PRICE, RATE, EFFICIENCY, THROUGHPUT = FigureKind.PRICE, FigureKind.RATE, FigureKind.EFFICIENCY, FigureKind.THROUGHPUT
 BANDWIDTH, PERCENT, MULTIPLE = FigureKind.BANDWIDTH, FigureKind.PERCENT, FigureKind.MULTIPLE
-COUNT, FACTOR = FigureKind.COUNT, FigureKind.FACTOR
+COUNT, FACTOR, SECONDS = FigureKind.COUNT, FigureKind.FACTOR, FigureKind.SECONDS
 
 
 @dataclass(frozen=True, slots=True)

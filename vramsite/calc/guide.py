@@ -19,7 +19,7 @@ from decimal import Decimal
 
 from ..load.model import Gpu, Method, MethodKind, Model, Precision, Selection, SiteData
 from ..load.reads import DerivedCache, ReadCache, cached_reads
-from . import engine_logs, memory, rules
+from . import engine_logs, memory, rules, serving_speed, throughput
 from .card_queries import CardQueries
 from .card_view import GpuView
 from .digest import value_digest
@@ -115,6 +115,18 @@ class Guide(CardQueries, ProseArithmetic):
 
     def weight_format(self, format_id: str):
         return format_by_id(self.data.weight_formats, format_id)
+
+    # -- speed (data/throughput.yaml) ----------------------------------------
+
+    @cached_reads
+    def bandwidth_share(self) -> Figure:
+        """The share of its spec sheet's bandwidth data/throughput.yaml's measured run reached."""
+        return serving_speed.measured_bandwidth_share(self.data)
+
+    def card_rates(self, gpu: Gpu, weight_format) -> throughput.Rates:
+        """What one ``gpu`` achieves for weights in ``weight_format`` (calc/serving_speed.card_rates)."""
+        return self._verdicts.fetch(("rates", gpu.id, weight_format.id), lambda: serving_speed.card_rates(
+            self.data.speed, gpu, weight_format, self.bandwidth_share))
 
     @property
     def default_engine(self):

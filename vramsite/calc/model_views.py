@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from ..load.model import CatalogueModel, Gpu, Method, Model
 from ..units import BYTES_PER_GB
-from . import attention, cost, memory, serving, throughput, weight_formats
+from . import attention, cost, memory, serving, serving_speed, throughput, weight_formats
 from .card_view import GpuView
 from .figure import COUNT, FACTOR, MEMORY, WEIGHTS, Figure, given, product, quotient
 from .lookup import Lookup, Market, lookup
 from .serving import ServingChoice, Verdict, first_that_fits, verdict
+from .serving_speed import ServedSpeed
 
 
 class ModelView:
@@ -228,28 +229,65 @@ class CatalogueView:
         params = given(self.model.params_billion * 10 ** 9, "", COUNT, "parameters")
         return quotient(bits, params, unit="bits", kind=FACTOR, label="bits per weight")
 
-    def runs_alone(self, format_id: str) -> tuple["GpuView", ...]:
-        """The priced cards on one of which the format's engine starts the model at the site's context and batch."""
-        return tuple(gpu for gpu in self.guide.gpus
-                     if gpu.hourly is not None and self.serve(format_id, gpu.gpu).fits)
+    def configurations(self, format_id: str) -> tuple[tuple["GpuView", int], ...]:
+        """For each priced card, the configuration of it the site's selection rule prefers (its fewest cards) among
+        those on which the format's engine starts the model at the site's context and batch."""
+        found = []
+        for gpu in self.guide.gpus:
+            if gpu.hourly is None:
+                continue
+            choice = first_that_fits(self.guide.serving_offers(gpu.gpu),
+                                     lambda card, count: self.serve(format_id, card, count))
+            if choice is not None:
+                found.append((gpu, choice.offer.count))
+        return tuple(found)
 
-    def format_usd_per_million_tokens(self, gpu: "GpuView", format_id: str) -> Figure | None:
-        """What a million tokens decoded at one card's ceiling in the format cost at its hourly price."""
-        if gpu.hourly is None:
+    def hourly(self, gpu: "GpuView", cards: int) -> Figure:
+        """What ``cards`` × ``gpu`` cost per hour at its hourly price (the calculator's ``cost`` template is this
+        formula: render/calculator/formulas.py)."""
+        return product(given(cards, "cards", COUNT, "cards"), gpu.hourly, unit="USD/hour", kind=gpu.hourly.kind,
+                       label="price per hour")
+
+    def usd_per_million_tokens(self, gpu: "GpuView", format_id: str, cards: int = 1,
+                               full_batch: bool = True) -> Figure | None:
+        """What a million output tokens cost on ``cards`` × ``gpu`` at its hourly price, the engine decoding its
+        full batch (or one sequence) at the site's context; None where the card has no price or no speed."""
+        speed = self.speed(format_id, gpu.gpu, cards)
+        if gpu.hourly is None or speed is None:
             return None
-        return cost.usd_per_million_tokens(gpu.hourly, self.format_ceiling(gpu.id, format_id))
+        step = speed.batch if full_batch else speed.one
+        return cost.usd_per_million_tokens(self.hourly(gpu, cards), step.tokens_per_s())
 
-    def cheapest_to_run_format(self, format_id: str) -> "GpuView | None":
-        """Among the cards that run the model alone in the format, the lowest cost per million tokens at the
-        card's decode ceiling; None where no single card does."""
-        costs = [(self.format_usd_per_million_tokens(gpu, format_id), gpu) for gpu in self.runs_alone(format_id)]
+    def cheapest_to_run_format(self, format_id: str) -> tuple["GpuView", int] | None:
+        """Of ``configurations``, the one with the lowest cost per million tokens at the full batch; None where
+        nothing starts the model, or the site states no speeds."""
+        costs = [(self.usd_per_million_tokens(gpu, format_id, cards), gpu, cards)
+                 for gpu, cards in self.configurations(format_id)]
+        costs = [item for item in costs if item[0] is not None]
         if not costs:
             return None
-        return min(costs, key=lambda item: (item[0].value, item[1].id))[1]
+        _, gpu, cards = min(costs, key=lambda item: (item[0].value, item[2], item[1].id))
+        return gpu, cards
 
-    def format_ceiling(self, gpu_id: str, format_id: str) -> Figure:
-        """Tokens per second one stream can at most decode on one card in the format."""
-        return throughput.decode_ceiling(self.guide.gpu(gpu_id).bandwidth, self.format_read(format_id))
+    # -- speed (calc/serving_speed.py) ---------------------------------------
+
+    def speed(self, format_id: str, gpu: Gpu, cards: int = 1, context: int | None = None) -> ServedSpeed | None:
+        """How fast the format's engine decodes on ``cards`` × ``gpu`` at ``context`` (default: the site's), one
+        sequence and a full batch, and how soon it answers; None where the site states no speeds or the engine
+        does not start there."""
+        speed = self.guide.data.speed
+        if speed is None:
+            return None
+        context = self._context(context)
+        key = ("speed", self.model.id, format_id, gpu.id, cards, context)
+
+        def compute() -> ServedSpeed | None:
+            weight_format = self.guide.weight_format(format_id)
+            rates = self.guide.card_rates(gpu, weight_format)
+            return serving_speed.served_speed(self.model, weight_format, self.guide.serving_kv(),
+                                              self.serve(format_id, gpu, cards, context), rates, context,
+                                              self._batch(None), speed.layer_step_s)
+        return self.guide._verdicts.fetch(key, compute)
 
     # -- methods and the lookup --------------------------------------------
 

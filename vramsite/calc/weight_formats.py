@@ -104,9 +104,10 @@ def weight_bytes(model: CatalogueModel, weight_format: WeightFormat, cards: int 
     return total(*terms, unit="B", kind=WEIGHTS, label=label)
 
 
-def decode_read(model: CatalogueModel, weight_format: WeightFormat) -> Figure:
-    """The bytes of weights one decoded token reads: every class but the embedding table, of the experts only
-    those routed to, and one row of the embedding table."""
+def decode_read(model: CatalogueModel, weight_format: WeightFormat, expert_share: Figure | None = None) -> Figure:
+    """The bytes of weights one decode step reads: every class but the embedding table, one row of the
+    embedding table per token, and of the experts the share its tokens route to (``expert_share``; one token's
+    share, experts routed to ÷ all experts, where not given)."""
     classes = _classes(model)
     terms = []
     for name in TENSOR_CLASSES:
@@ -114,10 +115,10 @@ def decode_read(model: CatalogueModel, weight_format: WeightFormat) -> Figure:
             row = Decimal(model.hidden_size) * class_bytes(model, weight_format, name) / classes.embedding
             terms.append(Figure(row, "B", WEIGHTS, "one row of the embedding table"))
         elif name == "experts" and classes.experts:
-            share = Decimal(classes.experts_active) / classes.experts
-            terms.append(Figure(value=class_bytes(model, weight_format, name) * share, unit="B", kind=WEIGHTS,
-                                label="experts routed to",
-                                formula=Formula("×", (given(share, "", FACTOR, "experts routed to ÷ all experts"),))))
+            share = expert_share or given(Decimal(classes.experts_active) / classes.experts, "", FACTOR,
+                                          "experts routed to ÷ all experts")
+            terms.append(Figure(value=class_bytes(model, weight_format, name) * share.value, unit="B", kind=WEIGHTS,
+                                label="experts routed to", formula=Formula("×", (share,))))
         else:
             terms.append(Figure(class_bytes(model, weight_format, name), "B", WEIGHTS, name))
     return total(*terms, unit="B", kind=WEIGHTS, label="weights read per token")

@@ -23,6 +23,8 @@ class GpuPage(Facts):
     defaults: Defaults
     measured: MeasuredCard | None = None
     """The card's own measured figures, where a run of data/measurements/ was taken on it."""
+    speeds: bool = False
+    """The pages give the card's estimated speeds (GpuView.states_speeds)."""
 
 
 @register("gpu")
@@ -30,4 +32,5 @@ def gpu_page(guide: Guide, params: dict, card_view=None) -> GpuPage:
     """A card's own page (made once per card)."""
     facts = card(card_view)
     return GpuPage(card=facts, id=card_view.id, several_min=facts.min_cards.value > 1, wins=facts.wins.value > 0,
-                   defaults=defaults(guide), measured=measured_card(guide, card_view.id))
+                   defaults=defaults(guide), measured=measured_card(guide, card_view.id),
+                   speeds=card_view.states_speeds)

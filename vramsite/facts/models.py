@@ -66,18 +66,20 @@ class Cheapest(Facts):
     """The card of the fit, where it is one card."""
     fit_price: Figure | None
     worth: GpuView | None
-    """Among the cards that run the model alone, the lowest cost per million tokens at its decode ceiling."""
+    """The card of the configuration with the lowest cost per million tokens at the engine's full batch, among
+    the fewest cards of each kind that start the model."""
+    worth_count: Figure | None
     worth_cost: Figure | None
     fit_cost: Figure | None
-    """The cost per million tokens on the fit, where it is one card."""
+    """The cost per million tokens on the fit at its full batch."""
     same: bool
-    """The fit is one card and the same card as the cheapest to run."""
-    faster: bool
-    """The card cheapest to run has faster memory than the fit."""
-    dearer: bool
-    """The card cheapest to run costs more per hour than the fit."""
-    cheaper_hour: bool
-    """The card cheapest to run costs less per hour than the fit."""
+    """The fit is the configuration cheapest to run."""
+    context: Figure
+    """The context the speeds are worked out at."""
+    speeds: bool
+    """The site states decode speeds (data/throughput.yaml)."""
+    checked: Figure | None
+    """The bound published one-sequence measurements are held to (data/throughput.yaml ``checked``)."""
     times: Figure | None
     """How many times the fit's cost per million tokens is the other's."""
 
@@ -135,17 +137,21 @@ def _cheapest(guide: Guide, view: CatalogueView, format_id: str) -> Cheapest:
     fit_count = given(fit.offer.count, "cards", COUNT) if fit else None
     fit_card = fit_gpu if fit and fit.offer.count == 1 else None
     fit_price = fit_gpu.order(fit.offer.count) if fit else None
-    worth = view.cheapest_to_run_format(format_id)
-    worth_cost = view.format_usd_per_million_tokens(worth, format_id) if worth else None
-    fit_cost = view.format_usd_per_million_tokens(fit_card, format_id) if fit_card else None
-    same = bool(worth and fit_card and worth.id == fit_card.id)
-    faster = bool(worth and fit_card and worth.gpu.bandwidth_gbps > fit_card.gpu.bandwidth_gbps)
-    dearer = bool(worth and fit_card and worth.hourly.value > fit_card.hourly.value)
-    cheaper_hour = bool(worth and fit_card and worth.hourly.value < fit_card.hourly.value)
+    best = view.cheapest_to_run_format(format_id)
+    worth, worth_count = best if best else (None, None)
+    worth_cost = view.usd_per_million_tokens(worth, format_id, worth_count) if best else None
+    fit_cost = view.usd_per_million_tokens(fit_gpu, format_id, fit.offer.count) if fit else None
+    same = bool(best and fit and (worth.id, worth_count) == (fit_gpu.id, fit.offer.count))
     times = guide.ratio(fit_cost, worth_cost) if fit_cost and worth_cost and not same else None
     return Cheapest(fit_engine=fit.verdict.engine.name if fit else None, fit_gpu=fit_gpu, fit_count=fit_count,
-                    fit_card=fit_card, fit_price=fit_price, worth=worth, worth_cost=worth_cost, fit_cost=fit_cost,
-                    same=same, faster=faster, dearer=dearer, cheaper_hour=cheaper_hour, times=times)
+                    fit_card=fit_card, fit_price=fit_price, worth=worth,
+                    worth_count=given(worth_count, "cards", COUNT) if best else None, worth_cost=worth_cost,
+                    fit_cost=fit_cost,
+                    same=same, times=times,
+                    context=given(guide.data.inference.context_tokens, "tokens", COUNT, "context"),
+                    speeds=guide.data.speed is not None,
+                    checked=given(guide.data.speed.checked_within_percent, "%", PERCENT, "bound")
+                    if guide.data.speed else None)
 
 
 @dataclass(frozen=True)

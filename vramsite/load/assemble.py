@@ -54,11 +54,13 @@ from .model import (
     MeasuredInference,
     MeasuredShape,
     MeasuredTraining,
+    MeasuredMatmul,
     Measurement,
     Selection,
     SiteConfig,
     SiteData,
     SiteRegion,
+    SpeedData,
     Snapshot,
 )
 from .cards import FIELDS, plausible_report
@@ -67,7 +69,7 @@ from .yaml_source import YamlDocument, read_yaml
 
 DATA_FILES = ("site", "models", "gpus", "prices", "discounts", "sizing")
 """Each is data/<name>.yaml, checked by vramsite/schemas/<name>.schema.json."""
-OPTIONAL_DATA_FILES = ("catalogue", "weight_formats", "engines", "engine_logs")
+OPTIONAL_DATA_FILES = ("catalogue", "weight_formats", "engines", "engine_logs", "throughput")
 """Read and checked the same way where a site has them."""
 MEASUREMENTS = "measurements"
 """data/measurements/<run>.yaml: a measuring run each, checked by measurements.schema.json, where a site has any."""
@@ -207,7 +209,8 @@ class _Checker:
                         offered_formats=self.offered_formats(weight_formats),
                         assumed_native_format=self.assumed_native(catalogue, weight_formats),
                         engine_logs=self.engine_logs(gpus, catalogue, weight_formats, engines),
-                        engine_log_names=self.engine_log_names(engines))
+                        engine_log_names=self.engine_log_names(engines),
+                        speed=self.speed(measurements))
 
     def site(self) -> SiteConfig:
         raw = self.docs["site"].value
@@ -788,11 +791,38 @@ class _Checker:
             self.problem("engines", ("default_engine",),
                          f"unknown engine {raw['default_engine']!r} (known: {', '.join(engine_ids)})")
         for index, item in enumerate(raw["engines"]):
+            limit = item.get("sequence_limit")
+            if limit is not None and limit not in item["settings"]:
+                self.problem("engines", ("engines", index, "sequence_limit"),
+                             f"no setting {limit!r} (its settings: {', '.join(item['settings'])})")
             for format_id in item["kv_cache_formats"]:
                 if format_id not in format_ids:
                     self.problem("engines", ("engines", index, "kv_cache_formats", format_id),
                                  f"unknown KV cache format {format_id!r} (known: {', '.join(format_ids)})")
         return Engines(raw["default_engine"], formats, tuple(_engine(item) for item in raw["engines"]))
+
+    def speed(self, measurements: tuple[Measurement, ...]) -> SpeedData | None:
+        """data/throughput.yaml: its run must measure a bandwidth, and no matmul rate pass its peak."""
+        if "throughput" not in self.docs:
+            return None
+        raw = self.docs["throughput"].value
+        run_id = raw["bandwidth"]["measurement"]
+        runs = {run.id: run for run in measurements}
+        if run_id not in runs:
+            self.problem("throughput", ("bandwidth", "measurement"),
+                         f"unknown measurement {run_id!r} (data/measurements/ has {', '.join(runs) or 'none'})")
+        elif runs[run_id].bandwidth is None:
+            self.problem("throughput", ("bandwidth", "measurement"), f"the run {run_id!r} measured no bandwidth")
+        matmuls = tuple(MeasuredMatmul(item["card"], item["format"], _dec(item["tflops"]), _dec(item["of"]))
+                        for item in raw["matmul"]["measured"])
+        for index, item in enumerate(matmuls):
+            if item.tflops > item.peak_tflops:
+                self.problem("throughput", ("matmul", "measured", index, "tflops"),
+                             f"{item.tflops} TFLOPS reached of a peak of {item.peak_tflops}: more than the peak")
+        step = raw["layer_step"]
+        return SpeedData(bandwidth_measurement=run_id, matmuls=matmuls, matmul_source=raw["matmul"]["source"],
+                         layer_step_s=_dec(step["seconds"]), layer_step_source=step["source"],
+                         checked_within_percent=_dec(raw["checked"]["one_sequence_within_percent"]))
 
 
 def _catalogue_model(item: dict) -> CatalogueModel:
@@ -842,4 +872,5 @@ def _engine(item: dict) -> Engine:
     return Engine(id=item["id"], name=item["name"], version=item["version"], budget=item["budget"],
                   kv_cache_formats=tuple(item["kv_cache_formats"].items()), settings=settings, terms=terms,
                   errors=tuple(item.get("errors", {}).items()), weight_layouts=layouts,
-                  weight_formats=tuple(item["weight_formats"]["ids"]), stacks=tuple(item["stacks"]["ids"]))
+                  weight_formats=tuple(item["weight_formats"]["ids"]), stacks=tuple(item["stacks"]["ids"]),
+                  sequence_limit=item.get("sequence_limit"))

@@ -39,7 +39,7 @@ from decimal import Decimal
 from typing import Any
 
 from ..units import BYTES_PER_GB, BYTES_PER_MIB
-from .model import Interconnect, Region, ReportedMemory, SiteConfig
+from .model import DenseTflops, Interconnect, Region, ReportedMemory, SiteConfig
 
 SHOWN = "shown"
 """A column of the catalogue: shown where a page names no columns, and in the catalogue's downloads."""
@@ -153,6 +153,16 @@ def plausible_report(memory_gb: Decimal, reported_mib: int) -> bool:
     return low <= share <= high
 
 
+def _rates_for_features(rates: dict, entry: dict, _site: SiteConfig) -> Problems:
+    """A rate for each number format the card computes in beyond BF16, and none for one it lacks."""
+    for feature in ("fp8", "fp4"):
+        has = feature in entry.get("features", ())
+        if has and feature not in rates:
+            yield (), f"no {feature} rate, though the card's features list {feature}"
+        elif not has and feature in rates:
+            yield (feature,), f"a {feature} rate, though the card's features do not list {feature}"
+
+
 def _interconnect(link: dict) -> Interconnect:
     return Interconnect(link["kind"], decimal(link["gbps"]), link.get("all_to_all_cards"))
 
@@ -261,6 +271,21 @@ CARD: tuple[CardEntry, ...] = (
                   "properties": {
                       "mib": {"type": "integer", "minimum": 1, "maximum": 4194304},
                       "source": {"type": "string", "minLength": 1, "maxLength": 300},
+                  },
+              }),
+    CardField(key="dense_tflops", check=_rates_for_features,
+              read=lambda rates: DenseTflops(**{key: value if key == "source" else decimal(value)
+                                                for key, value in rates.items()}),
+              schema={
+                  "type": "object",
+                  "additionalProperties": False,
+                  "required": ["bf16", "source"],
+                  "properties": {
+                      "bf16": {"type": "number", "minimum": 1, "maximum": 100000,
+                               "description": "Peak dense BF16 tensor TFLOPS with FP32 accumulate, no sparsity."},
+                      "fp8": {"type": "number", "minimum": 1, "maximum": 100000},
+                      "fp4": {"type": "number", "minimum": 1, "maximum": 100000},
+                      "source": {"type": "string", "minLength": 1, "maxLength": 400},
                   },
               }),
 )

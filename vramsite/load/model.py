@@ -67,6 +67,20 @@ class Interconnect:
 
 
 @dataclass(frozen=True)
+class DenseTflops:
+    """The card's peak dense tensor rate (no sparsity) per compute format, in TFLOPS, and who says so."""
+
+    bf16: Decimal
+    """BF16 with FP32 accumulate, as serving engines compute."""
+    source: str
+    fp8: Decimal | None = None
+    fp4: Decimal | None = None
+
+    def rate(self, compute_format: str) -> Decimal | None:
+        return getattr(self, compute_format, None)
+
+
+@dataclass(frozen=True)
 class Region:
     id: str
     stock: int | None = None
@@ -106,6 +120,8 @@ class Gpu:
     """Notes per language (URL segment)."""
     reported_memory: ReportedMemory | None = None
     """Where a public source gives it; None: the memory kind's rule (calc/card_memory.py)."""
+    dense_tflops: DenseTflops | None = None
+    """Where a public source gives it; None: no compute-bound figures for the card (calc/throughput.py)."""
 
 
 @dataclass(frozen=True)
@@ -624,6 +640,8 @@ class Engine:
     """The weight formats (data/weight_formats.yaml ids) the engine loads, as the site sizes it."""
     stacks: tuple[str, ...] = ()
     """The software stacks (data/gpus.yaml ``stack``) the engine runs on."""
+    sequence_limit: str | None = None
+    """The setting that caps the sequences it decodes at once (vLLM's max_num_seqs); None: its room alone."""
 
     def loads(self, format_id: str) -> bool:
         return format_id in self.weight_formats
@@ -668,6 +686,35 @@ class Engines:
 
     def kv_cache_format(self, format_id: str) -> KvCacheFormat:
         return _by_id(self.kv_cache_formats, format_id, "KV cache format")
+
+
+# -- decode and prefill speed (data/throughput.yaml) ---------------------------------
+
+
+@dataclass(frozen=True)
+class MeasuredMatmul:
+    """The dense matmul rate one card reached in one compute format (TFLOPS)."""
+
+    card: str
+    compute_format: str
+    tflops: Decimal
+    peak_tflops: Decimal
+    """The peak the rate was reached of (the measurement's own theoretical figure)."""
+
+
+@dataclass(frozen=True)
+class SpeedData:
+    """data/throughput.yaml: what cards achieve of their spec sheets, and what a decode step costs besides."""
+
+    bandwidth_measurement: str
+    """The data/measurements run whose streamed bandwidth, over its card's spec, every card is taken to reach."""
+    matmuls: tuple[MeasuredMatmul, ...]
+    matmul_source: str
+    layer_step_s: Decimal
+    """Seconds each layer adds to every step besides its reads and arithmetic: kernel launches, synchronisation."""
+    layer_step_source: str
+    checked_within_percent: Decimal
+    """The bound the published one-sequence measurements are held to (tests/test_throughput_corpus.py)."""
 
 
 def _by_name(items: tuple, wanted: str, what: str):
@@ -760,15 +807,17 @@ class SiteData:
     weight_formats: tuple[WeightFormat, ...] = ()
     """The formats of data/weight_formats.yaml (none where the site has no such file)."""
     offered_formats: tuple[str, ...] = ()
+    """The format ids the model pages and the calculator offer after a model's own (weight_formats.yaml offered)."""
     assumed_native_format: str | None = None
     """The format a catalogue model that names none ships in (weight_formats.yaml assumed_native)."""
     engine_logs: tuple[EngineLog, ...] = ()
     """The published engine logs of data/engine_logs.yaml (none where the site has no such file)."""
     engine_log_names: tuple[LogNames, ...] = ()
     """How data/engine_logs.yaml records each engine's settings."""
-    """The format ids the model pages and the calculator offer after a model's own (weight_formats.yaml offered)."""
     engines: Engines | None = None
     """The serving engines of data/engines.yaml (None where the site has no such file)."""
+    speed: SpeedData | None = None
+    """data/throughput.yaml (None where the site has no such file: its pages give no speeds)."""
 
     def model(self, model_id: str) -> Model:
         return _by_id(self.models, model_id, "model")

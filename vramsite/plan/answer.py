@@ -5,11 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal
 
+from ..calc import serving_speed, throughput
+from ..calc.cost import hourly_price, usd_per_million_tokens
 from ..calc.engines import engine_by_id
-from ..calc.figure import MEMORY, Figure, given
-from ..calc.serving import serving_engine, verdict
+from ..calc.figure import COUNT, MEMORY, Figure, given, product
+from ..calc.serving import Verdict, serving_engine, sized_to_request, verdict
 from ..calc.weight_formats import format_by_id, native_format
-from ..load.model import CatalogueModel, SiteData, WeightFormat
+from ..load.model import CatalogueModel, Gpu, SiteData, WeightFormat
 
 NATIVE = "native"
 """--weights native: the format the model's checkpoint ships in (the catalogue's native_format)."""
@@ -48,6 +50,19 @@ class PlanAnswer:
     headroom_gib: Figure | None
     reason: str | None
     settings: tuple[tuple[str, Decimal], ...]
+    speed: "PlanSpeed | None" = None
+    """None where the engine does not hold the sequences, the card is given by its memory alone, or the site
+    states no speeds."""
+
+
+@dataclass(frozen=True)
+class PlanSpeed:
+    decode_tokens_per_s: Figure
+    """All the asked sequences together, each at the asked context."""
+    ttft_s: Figure
+    """One prompt of the asked context's tokens."""
+    usd_per_million_tokens: Figure | None
+    """At the card's hourly price (None where it has none), decoding the asked sequences."""
 
 
 def plan(data: SiteData, request: PlanRequest) -> PlanAnswer:
@@ -66,7 +81,30 @@ def plan(data: SiteData, request: PlanRequest) -> PlanAnswer:
                       weights=weight_format.id, kv_cache=kv_cache, engine=answer.engine.id, context=request.context,
                       weights_gib=answer.weights_gib, kv_cache_gib=answer.kv_cache_gib, kv_tokens=answer.kv_tokens,
                       starts=answer.starts, fits=answer.fits, headroom_gib=answer.headroom_gib, reason=answer.reason,
-                      settings=answer.budget.settings if answer.budget else request.settings)
+                      settings=answer.budget.settings if answer.budget else request.settings,
+                      speed=_speed(data, model, weight_format, kv_cache, card, answer, request))
+
+
+def _speed(data: SiteData, model: CatalogueModel, weight_format: WeightFormat, kv_cache: str, card: Gpu | None,
+           answer: Verdict, request: PlanRequest) -> PlanSpeed | None:
+    if data.speed is None or card is None or card.dense_tflops is None or not answer.fits:
+        return None
+    rates = serving_speed.card_rates(data.speed, card, weight_format, serving_speed.measured_bandwidth_share(data))
+    kv_format = data.engines.kv_cache_format(kv_cache)
+    by_tensor = not sized_to_request(answer.engine)
+
+    def timed(work) -> throughput.Step:
+        return throughput.step(work, rates, request.cards, by_tensor, data.speed.layer_step_s)
+
+    decode = timed(serving_speed.decode_work(model, weight_format, kv_format, request.context, request.sequences))
+    first = timed(serving_speed.prefill_work(model, weight_format, kv_format, request.context))
+    hourly = hourly_price(card, data.pricing)
+    price = None
+    if hourly is not None:
+        total = product(given(request.cards, "cards", COUNT, "cards"), hourly, unit=hourly.unit, kind=hourly.kind,
+                        label="price per hour")
+        price = usd_per_million_tokens(total, decode.tokens_per_s())
+    return PlanSpeed(decode_tokens_per_s=decode.tokens_per_s(), ttft_s=first.seconds, usd_per_million_tokens=price)
 
 
 def _weight_format(data: SiteData, model: CatalogueModel, wanted: str) -> WeightFormat:

@@ -10,8 +10,10 @@ from decimal import Decimal, InvalidOperation
 from ..errors import InputError, Problem
 from ..units import GIB_DECIMALS
 
-JSON_NULL_UNTIL_THROUGHPUT = ("decode_tokens_per_s", "ttft_s", "usd_per_million_tokens")
-"""Fields the throughput model fills; null until it does (docs/editing.md, "Plan one model on one card")."""
+SPEED_DECIMALS = {"decode_tokens_per_s": 1, "ttft_s": 3, "usd_per_million_tokens": 4}
+"""The speed fields (docs/editing.md, "Plan one model on one card"), each rounded half up to so many decimals;
+null where the engine does not hold the sequences, the card is given by its memory alone, or the site states no
+speeds."""
 
 
 def add_plan_command(commands, site_option: Callable, debug_option: Callable) -> argparse.ArgumentParser:
@@ -92,7 +94,10 @@ def as_json(answer) -> dict:
         "starts": answer.starts, "fits": answer.fits, "headroom_gib": gib(answer.headroom_gib),
         "reason": answer.reason,
     }
-    fields.update(dict.fromkeys(JSON_NULL_UNTIL_THROUGHPUT))
+    speed = answer.speed
+    for name, decimals in SPEED_DECIMALS.items():
+        figure = getattr(speed, name) if speed else None
+        fields[name] = None if figure is None else float(quantize(figure.value, decimals))
     return fields
 
 
@@ -107,6 +112,11 @@ def as_lines(answer) -> list[str]:
     if plain["kv_cache_gib"] is not None:
         lines += [f"  KV cache per card  {plain['kv_cache_gib']} GiB ({plain['kv_tokens']:,} tokens)",
                   f"  headroom per card  {plain['headroom_gib']} GiB"]
+    if plain["decode_tokens_per_s"] is not None:
+        lines += [f"  decode, all sequences  {plain['decode_tokens_per_s']:,} tokens/s (estimated)",
+                  f"  first token        {plain['ttft_s']} s for a prompt of {plain['context']:,} tokens"]
+    if plain["usd_per_million_tokens"] is not None:
+        lines.append(f"  per million tokens  ${plain['usd_per_million_tokens']}")
     if answer.reason:
         lines.append(f"  {answer.reason}")
     return lines

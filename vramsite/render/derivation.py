@@ -12,6 +12,10 @@ from ..calc.figure import Figure
 from .format import Formatter
 
 
+EXTREMES = {"max": "the larger of {a} and {b}", "min": "the smaller of {a} and {b}"}
+"""How the larger or smaller of two figures reads: a msgid each (calculator.js words them by the same msgids)."""
+
+
 def explain(figure: Figure, fmt: Formatter, decimals: int | None = None) -> str:
     """'terms = result', or '' for an input that has no formula and for a figure that is its one term."""
     formula = figure.formula
@@ -22,6 +26,13 @@ def explain(figure: Figure, fmt: Formatter, decimals: int | None = None) -> str:
         a, b = formula.terms
         left, right = ("⌈", "⌉") if formula.op == "⌈÷⌉" else ("⌊", "⌋")
         return f"{left}{_term(a, fmt, False)} ÷ {_term(b, fmt, False)}{right} = {result}"
+    if formula.op in EXTREMES:
+        a, b = formula.terms
+        pattern = fmt.gettext(EXTREMES[formula.op])
+        return f"{pattern.replace('{a}', _term(a, fmt, False)).replace('{b}', _term(b, fmt, False))} = {result}"
+    if formula.op == "^":
+        base, exponent = formula.terms
+        return f"{_term(base, fmt, False)} ^ {fmt.number(exponent)} = {result}"
     named = formula.op in ("+", "−")
     terms = f" {formula.op} ".join(_term(term, fmt, named) for term in formula.terms)
     return f"{terms} = {result}"

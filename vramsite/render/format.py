@@ -54,6 +54,8 @@ UNIT_PATTERNS: dict[str, tuple[str, str | None]] = {
     "GB/GiB": ("{n} GB/GiB", None),
     "B/GB": ("{n} B/GB", None),
     "GiB": ("{n} GiB", None),
+    "s": ("{n} s", None),
+    "ms": ("{n} ms", None),
 }
 MONEY_PERIODS = {
     "USD": None,

@@ -1,5 +1,5 @@
 """Tables whose verdicts are a serving engine's (calc/serving.py): a real model's formats, the configuration on
-which its engine starts, the context and sequences each card holds, decode ceilings and costs; and on a GPU page,
+which its engine starts, the context and sequences each card holds, decode speeds and costs; and on a GPU page,
 the real models that start on that card.
 
 Each cell that says a model runs says so because the engine named in the table's caption starts with the asked
@@ -132,63 +132,96 @@ def model_sequences_table(guide: Guide, model: str, context: int) -> Table:
 
 
 
-def model_ceilings_table(guide: Guide, model: str) -> Table:
-    """The decode ceiling of one stream on one card where the engine starts: bandwidth ÷ the bytes a token reads
-    in the format."""
+def _configuration_header(card, cards: int) -> Cell:
+    link = Link(("gpu", card.id), Text(card.name))
+    return Cell(link if cards == 1 else cards_label(cards, link), flags=("multi",) if cards > 1 else ())
+
+
+def model_speed_table(guide: Guide, model: str, context: int | None = None) -> Table | None:
+    """For each card, in the format the model ships in, the fewest of it on which the engine starts it, at
+    ``context`` tokens (default: the site's): one sequence's decode speed, the sequences the engine decodes
+    together and their speed, and the time to the first token of a prompt that long (calc/serving_speed.py);
+    None where nothing starts it or the site states no speeds."""
     view = guide.catalogue_model(model)
-
-    def cell(card, answer: Verdict) -> Cell:
-        ceiling = view.format_ceiling(card.id, answer.weight_format.id)
-        return Cell(Fig(ceiling), value=ceiling)
-
-    return _per_card(guide, view, "ceilings", Msg.of("Decode ceiling of {model} on one card", model=Text(view.name)),
-                     lambda card: card.bandwidth, cell)
+    native = view.native_format().id
+    columns = (Column(Msg.of("One sequence"), True, "tokens_per_s_one"),
+               Column(Msg.of("Sequences at once"), True, "sequences"),
+               Column(Msg.of("All sequences"), True, "tokens_per_s_all"),
+               Column(Msg.of("First token"), True, "ttft_s"))
+    rows = []
+    for card, cards in view.configurations(native):
+        speed = view.speed(native, card.gpu, cards, context=context)
+        if speed is None:
+            continue
+        cells = (figure_cell(speed.one.tokens_per_s()), figure_cell(speed.sequences),
+                 figure_cell(speed.batch.tokens_per_s()), figure_cell(speed.first_token.seconds))
+        rows.append(Row(_configuration_header(card, cards), cells, f"{cards}x-{card.id}"))
+    if not rows:
+        return None
+    caption = Msg.of("Decode speed of {model} at {context} tokens, {method}", model=Text(view.name),
+                     context=tokens_label(context or guide.data.inference.context_tokens),
+                     method=Text(view.native_format().name))
+    return Table(id=f"model-speed-{view.id}", caption=caption, corner=Msg.of("Configuration"), columns=columns,
+                 rows=tuple(rows))
 
 
 def model_cost_table(guide: Guide, model: str) -> Table | None:
-    """In the format the model ships in, on each priced card where its engine starts alone: the price per
-    GPU-hour, the decode ceiling, and what a million tokens cost at that ceiling; the cheapest is marked."""
+    """In the format the model ships in, for each card the fewest of it on which its engine starts: the price per
+    hour, and what a million output tokens cost decoding one sequence and the engine's full batch; the cheapest
+    at the full batch is marked."""
     view = guide.catalogue_model(model)
     native = view.native_format().id
     best = view.cheapest_to_run_format(native)
-    columns = (Column(Msg.of("Price per GPU-hour"), True, "usd_per_hour"),
-               Column(Msg.of("Decode ceiling"), True, "tokens_per_second"),
-               Column(Msg.of("Per million tokens"), True, "usd_per_million_tokens"))
+    columns = (Column(Msg.of("Price per hour"), True, "usd_per_hour"),
+               Column(Msg.of("Per million tokens, one sequence"), True, "usd_per_million_tokens_one"),
+               Column(Msg.of("Per million tokens, full batch"), True, "usd_per_million_tokens_all"))
     rows = []
-    for card in view.runs_alone(native):
-        per_million = view.format_usd_per_million_tokens(card, native)
-        flags = ("cheapest",) if best is not None and card.id == best.id else ()
-        cells = (figure_cell(card.hourly), figure_cell(view.format_ceiling(card.id, native)),
-                 Cell(Fig(per_million), sub=Flag("cheapest") if flags else None, flags=flags, value=per_million))
-        rows.append(Row(gpu_header(card), cells, card.id))
+    for card, cards in view.configurations(native):
+        one = view.usd_per_million_tokens(card, native, cards, full_batch=False)
+        full = view.usd_per_million_tokens(card, native, cards)
+        if full is None:
+            continue
+        flags = ("cheapest",) if best == (card, cards) else ()
+        cells = (figure_cell(view.hourly(card, cards)), figure_cell(one),
+                 Cell(Fig(full), sub=Flag("cheapest") if flags else None, flags=flags, value=full))
+        rows.append(Row(_configuration_header(card, cards), cells, f"{cards}x-{card.id}"))
     if not rows:
         return None
     rows.sort(key=lambda row: (row.cells[2].value.value, row.key))
     return Table(id=f"model-cost-{view.id}",
-                 caption=Msg.of("What {model} costs per million tokens, {method}", model=Text(view.name),
+                 caption=Msg.of("What {model} costs per million output tokens, {method}", model=Text(view.name),
                                 method=Text(view.native_format().name)),
-                 corner=Msg.of("GPU"), columns=columns, rows=tuple(rows))
+                 corner=Msg.of("Configuration"), columns=columns, rows=tuple(rows))
 
 
 def gpu_models_table(guide: Guide, gpu: str) -> Table | None:
-    """Every real model in the format it ships in on one card of ``gpu``: the engine, the weights, and the KV
-    cache room it leaves at the site's context, or why it does not start (None where the site has no catalogue
-    or no engines)."""
+    """Every real model in the format it ships in on one card of ``gpu``: the engine, the weights, the KV cache
+    room it leaves at the site's context, and where the site states speeds, one sequence's estimated decode speed
+    and what a million output tokens cost at the engine's full batch; or why it does not start (None where the
+    site has no catalogue or no engines)."""
     if not guide.catalogue or not guide.serves:
         return None
     card = guide.gpu(gpu)
-    columns = (Column(Msg.of("Format"), False, "format"), Column(Msg.of("Engine"), False, "engine"),
+    columns = [Column(Msg.of("Format"), False, "format"), Column(Msg.of("Engine"), False, "engine"),
                Column(Msg.of("Weights"), True, "weights_gb"),
-               Column(Msg.of("KV cache room per card"), True, "kv_tokens"))
+               Column(Msg.of("KV cache room per card"), True, "kv_tokens")]
+    speeds = card.states_speeds
+    if speeds:
+        columns += [Column(Msg.of("One sequence"), True, "tokens_per_s_one"),
+                    Column(Msg.of("Per million tokens, full batch"), True, "usd_per_million_tokens_all")]
     rows = []
     for view in guide.catalogue:
         native = view.native_format()
         answer = view.serve(native.id, card.gpu)
         room = figure_cell(room_tokens(answer, view.model, guide.serving_kv())) if answer.fits else refusal_cell(answer)
-        rows.append(Row(catalogue_model_header(view), (Cell(Text(native.name)), Cell(Text(answer.engine.name)),
-                                             figure_cell(in_gb(answer.weights_gib)), room), view.id))
+        cells = [Cell(Text(native.name)), Cell(Text(answer.engine.name)), figure_cell(in_gb(answer.weights_gib)), room]
+        if speeds:
+            speed = view.speed(native.id, card.gpu) if answer.fits else None
+            cells += [figure_cell(speed.one.tokens_per_s()) if speed else Cell(),
+                      figure_cell(view.usd_per_million_tokens(card, native.id)) if speed else Cell()]
+        rows.append(Row(catalogue_model_header(view), tuple(cells), view.id))
     return Table(id=f"gpu-models-{card.id}", caption=Msg.of("Real models on one {card}", card=Text(card.name)),
-                 corner=Msg.of("Model"), columns=columns, rows=tuple(rows))
+                 corner=Msg.of("Model"), columns=tuple(columns), rows=tuple(rows))
 
 
 SERVING_TABLES = {
@@ -196,7 +229,7 @@ SERVING_TABLES = {
     "model_serving": model_serving_table,
     "model_context": model_context_table,
     "model_sequences": model_sequences_table,
-    "model_ceilings": model_ceilings_table,
+    "model_speed": model_speed_table,
     "model_cost": model_cost_table,
     "gpu_models": gpu_models_table,
 }

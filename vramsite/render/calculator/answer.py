@@ -5,15 +5,14 @@ take. Plain JSON; calculator.js ``answer`` gives the same for the same case."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from decimal import ROUND_FLOOR, Decimal
 from functools import cache, lru_cache
 
-from ...calc import attention, cost, rules
-from ...calc.cost import card_bandwidth
+from ...calc import attention, cost, rules, serving_speed, throughput
 from ...calc.figure import COUNT, WEIGHTS, Figure, given
 from ...calc.serving import (bytes_in_gb, kv_room_gib, per_card_sequences, served_headroom, sized_to_request,
                              stored_weights)
-from ...calc.throughput import combined_bandwidth, decode_ceiling
 from ...units import BYTES_PER_GIB
 from ...calc.guide import Guide
 from ...calc.model_views import CatalogueView, ModelView
@@ -84,7 +83,7 @@ def answer(guide: Guide, fmt: Formatter, catalog: Catalog, case: Case) -> dict:
             "headroom_explain": explain(config.headroom_per_card, fmt),
             "price": fmt.figure(config.price, period=True), "price_explain": explain(config.price, fmt),
             "ceiling": fmt.figure(ceiling) if ceiling else "", "ceiling_explain": explain(ceiling, fmt) if ceiling else "",
-            "tight": config.tight,
+            **_speed_cells(fmt, None), "tight": config.tight,
         })
         prices.append(config.price.value)
     if offers:
@@ -130,6 +129,7 @@ def served_answer(guide: Guide, fmt: Formatter, catalog: Catalog, case: Case, fo
                             .replace("{engine}", engine.name)}
         return result
     read = given(view.format_read(format_id).value, "GB", WEIGHTS, "weights read per token")
+    speed_of = _speed_of(guide, view, weight_format, engine, b, case)
     market = guide.market
     prices = []
     for offer in guide.serving_offers(_card_asked(guide, case)):
@@ -138,7 +138,7 @@ def served_answer(guide: Guide, fmt: Formatter, catalog: Catalog, case: Case, fo
         if room is None:
             continue
         row = _served_row(fmt, market, engine, view, offer, room.value * BYTES_PER_GIB,
-                          verdict.weights_gib.value * BYTES_PER_GIB, b, case, read)
+                          verdict.weights_gib.value * BYTES_PER_GIB, b, case, speed_of)
         if row is not None:
             row, price = row
             result["offers"].append(row)
@@ -178,7 +178,78 @@ def _first_choice(offers: list[dict], prices: list[Decimal]) -> dict:
     return choice
 
 
-def _served_row(fmt, market, engine, view, offer, room_bytes, weights_bytes, b, case, read) -> tuple | None:
+@dataclass(frozen=True)
+class OfferSpeed:
+    """What an offer decodes (calc/serving_speed.py): one sequence and what a million of its tokens cost, the full
+    batch the engine holds there and what a million tokens cost at it, the time to the first token of a prompt of
+    the case's context."""
+
+    one: Figure
+    per_million_one: Figure
+    sequences: Figure
+    full: Figure
+    per_million: Figure
+    first_token: Figure
+
+
+def _speed_of(guide: Guide, view, weight_format, engine, b: Figure, case: Case):
+    """(offer, the bytes each of its cards keeps for sequences) -> ``OfferSpeed``; None where the pages give the
+    card no speeds."""
+    speed = guide.data.speed
+    by_tensor = not sized_to_request(engine)
+    per_sequence = attention.sequence_bytes(attention.model_layers(view.model), b, case.context)
+
+    def speed_on(offer, room_bytes: Decimal) -> OfferSpeed | None:
+        card = guide.gpu(offer.gpu.id)
+        if not card.states_speeds:
+            return None
+        rates = guide.card_rates(offer.gpu, weight_format)
+        # The same offer recurs across cases: its figures are kept by what they depend on.
+        key = (view.id, weight_format.id, engine.id, offer.gpu.id, offer.count, case.context, b.value)
+
+        def decode(sequences: int) -> Figure:
+            return guide._verdicts.fetch(("calculator decode", *key, sequences), lambda: serving_speed.decode_step(
+                view.model, weight_format, per_sequence, sequences, rates, offer.count, by_tensor,
+                speed.layer_step_s).tokens_per_s())
+
+        def first_token() -> Figure:
+            work = serving_speed.prefill_work_of(view.model, weight_format, per_sequence, case.context)
+            return throughput.step(work, rates, offer.count, by_tensor, speed.layer_step_s).seconds
+
+        sequences = _full_batch(engine, view, offer, b, case, room_bytes)
+        one, full, hourly = decode(1), decode(sequences), view.hourly(card, offer.count)
+        return OfferSpeed(one=one, per_million_one=cost.usd_per_million_tokens(hourly, one),
+                          sequences=given(sequences, "sequences", COUNT, "sequences at once"), full=full,
+                          per_million=cost.usd_per_million_tokens(hourly, full),
+                          first_token=guide._verdicts.fetch(("calculator first token", *key), first_token))
+    return speed_on
+
+
+def _full_batch(engine, view, offer, b: Figure, case: Case, room_bytes: Decimal) -> int:
+    """The sequences of the case's context the engine decodes at once on the offer: those its room holds, at most
+    its limit (calc/serving_speed.full_batch); the sequences asked for where it sizes its cache to the request."""
+    if sized_to_request(engine):
+        return case.batch
+    _, one = per_card_sequences(engine, view.model, offer.count, b, case.context, 1)
+    held = (room_bytes / one.value).to_integral_value(rounding=ROUND_FLOOR)
+    limit = serving_speed.sequence_limit(engine, offer.gpu)
+    return int(held if limit is None else min(held, limit))
+
+
+SPEED_CELLS = ("one", "per_million_one", "sequences", "full", "per_million", "first_token")
+"""An offer's speed cells (``OfferSpeed``), each with its explanation; markup.py ``SPEED_HEADS`` heads them."""
+
+
+def _speed_cells(fmt: Formatter, speed: OfferSpeed | None) -> dict:
+    cells = {}
+    for name in SPEED_CELLS:
+        figure = getattr(speed, name) if speed else None
+        cells[name] = fmt.figure(figure) if figure else ""
+        cells[f"{name}_explain"] = explain(figure, fmt) if figure else ""
+    return cells
+
+
+def _served_row(fmt, market, engine, view, offer, room_bytes, weights_bytes, b, case, speed_of) -> tuple | None:
     """One offer where the engine starts with the case's context and holds its sequences, and its price;
     None where not."""
     cards = offer.count
@@ -192,12 +263,12 @@ def _served_row(fmt, market, engine, view, offer, room_bytes, weights_bytes, b, 
             return None
     headroom = served_headroom(given(room_bytes, "B", COUNT, "room"), need)
     price = cost.order_price(offer.gpu, cards, market.pricing, market.discounts)
-    ceiling = decode_ceiling(combined_bandwidth(card_bandwidth(offer.gpu), cards), read)
+    speed = speed_of(offer, room_bytes)
     per_card = bytes_in_gb(given(weights_bytes, "B", COUNT, "bytes"), WEIGHTS, "per card")
     return {
         "key": f"{cards}x-{offer.gpu.id}", "config": _config_text(fmt, offer.gpu, cards),
         "per_card": fmt.figure(per_card), "headroom": fmt.figure(headroom), "headroom_explain": "",
         "price": fmt.figure(price, period=True), "price_explain": explain(price, fmt),
-        "ceiling": fmt.figure(ceiling), "ceiling_explain": explain(ceiling, fmt),
+        "ceiling": "", "ceiling_explain": "", **_speed_cells(fmt, speed),
         "tight": rules.is_tight(headroom.value, cards, market.rules),
     }, price.value

@@ -14,6 +14,8 @@ from ...calc import rules
 from ...calc.guide import Guide
 from ...calc.lookup import ranked_offers
 from ...calc.serving import kv_room_gib, serving_engine, sized_to_request, stored_weights
+from ...calc.serving_speed import read_parts, sequence_limit
+from ...calc.throughput import compute_format, matmul_share
 from ...units import BYTES_PER_GIB
 from ...load.model import Model
 from ...tables.selection_words import selection_words
@@ -26,7 +28,8 @@ UI_STRINGS = (
     "Size your own model", "Model", "Custom model", "Parameters (billions)", "Layers", "KV heads",
     "Head dimension", "Method", "Inference", "Weight precision", "KV cache format", "Context (tokens)",
     "Concurrent sequences", "KV cache per token", "Cards that fit", "Configuration", "Per card",
-    "Headroom per card", "Price", "Decode ceiling", "tight", "Arithmetic", "Link to this answer",
+    "Headroom per card", "Price", "Decode ceiling", "One sequence", "Per million tokens, one sequence", "Sequences at once",
+    "All sequences", "Per million tokens, full batch", "First token", "tight", "Arithmetic", "Link to this answer",
     "{count}× {card}", "{choice}, {price}", "Cheapest: {choice}, {price}", "Nothing fits: it takes {nodes}; talk to sales.", "talk to sales",
     "Needs {total}. {rule}: {choice}, {price}.", "Needs {total}. Nothing fits.",
     "Enter a number.", "Enter a whole number.", "Enter a number above zero.", "At most {max}.",
@@ -37,7 +40,7 @@ UI_STRINGS = (
     "Each engine's figures could not be loaded; reload the page to try again.",
     "Card", "Any card", "No configuration of {card} we rent holds it.",
     "{engine} starts it on no configuration of {card} we rent.", "More configurations ({count})",
-    "{figure} {flag}",
+    "{figure} {flag}", "the larger of {a} and {b}", "the smaller of {a} and {b}",
 )
 """The calculator's own words, translated in the catalogs and given to the script."""
 
@@ -70,7 +73,9 @@ def _model_data(model) -> dict:
         return {"id": model.id, "name": model.name, "shape": "reference", "params": _num(model.params_billion),
                 "layers": model.layers, "kv_heads": model.kv_heads, "head_dim": model.head_dim}
     return {"id": model.id, "name": model.name, "shape": "layers", "params": _num(model.params_billion),
-            "active": _num(model.active_params_billion), "max_context": model.max_context}
+            "active": _num(model.active_params_billion), "max_context": model.max_context,
+            "layer_count": model.layer_count, "hidden": model.hidden_size,
+            "experts": [model.experts.total, model.experts.active] if model.experts else None}
 
 
 def _offer_data(offer, guide: Guide, pool: Pool) -> dict:
@@ -92,9 +97,16 @@ def serving_index(guide: Guide) -> dict:
         formats = {weight_format.id: {
             "engine": serving_engine(guide.data.engines, weight_format).id,
             "weight_bytes": _num(stored_weights(view.model, weight_format, 1).value),
-            "read": _num(view.format_read(weight_format.id).value)} for weight_format in view.formats()}
+            "read": _num(view.format_read(weight_format.id).value),
+            **_read_parts(view.model, weight_format)} for weight_format in view.formats()}
         found[view.id] = {"native": view.native_format().id, "order": list(formats), "formats": formats}
     return found
+
+
+def _read_parts(model, weight_format) -> dict:
+    """What a decode step reads whatever its batch, and the bytes of all the routed experts (calc/serving_speed.py)."""
+    dense, experts = read_parts(model, weight_format)
+    return {"dense_read": _num(dense.value), "expert_bytes": _num(experts.value)}
 
 
 def serving_engines(guide: Guide) -> list[dict]:
@@ -258,9 +270,28 @@ def calculator_data(guide: Guide, fmt: Formatter, catalog: Catalog, default_mode
 
 
 def _cards(guide: Guide, offers) -> list[dict]:
-    """Each card the offers rent, once, in gpus.yaml's order: what the reader may keep the answer to."""
+    """Each card the offers rent, once, in gpus.yaml's order: what the reader may keep the answer to, and where the
+    site states speeds, what the speed templates take of it (formulas.py ``_speed_templates``)."""
     offered = {offer.gpu.id for offer in offers}
-    return [{"id": gpu.id, "name": gpu.name} for gpu in guide.data.gpus if gpu.id in offered]
+    return [{"id": gpu.id, "name": gpu.name, **_card_rates(guide, gpu)} for gpu in guide.data.gpus
+            if gpu.id in offered]
+
+
+def _card_rates(guide: Guide, gpu) -> dict:
+    """The card's link, price per GPU-hour, per weight format some model offers its dense rate in the format it
+    computes in and the share of it it reaches, and each engine's limit on the sequences it decodes at once on it;
+    nothing where the site states no speeds or the card's dense rate is unknown."""
+    hourly = guide.gpu(gpu.id).hourly
+    if guide.data.speed is None or gpu.dense_tflops is None or hourly is None:
+        return {}
+    rates = {}
+    for entry in format_labels(guide):
+        fmt = compute_format(guide.weight_format(entry["id"]), gpu)
+        rates[entry["id"]] = [_num(gpu.dense_tflops.rate(fmt)),
+                              _num(matmul_share(guide.data.speed.matmuls, gpu.id, fmt).value)]
+    limits = {engine.id: _num(limit) for engine in guide.data.engines.engines
+              if (limit := sequence_limit(engine, gpu)) is not None}
+    return {"link": _num(gpu.interconnect.gbps), "hourly": _num(hourly.value), "rates": rates, "limits": limits}
 
 
 def _any_method(guide: Guide):

@@ -20,15 +20,18 @@ from __future__ import annotations
 from dataclasses import replace
 from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 
-from ...calc import attention, lookup, memory, rules, serving, throughput
+from ...calc import attention, cost, lookup, memory, rules, serving, throughput
 from ...calc.cost import card_bandwidth, card_memory, order_price
-from ...calc.figure import COUNT, KV_CACHE, MEMORY, WEIGHTS, Figure, Input, Variable, given
+from ...calc.figure import (BANDWIDTH, COUNT, FACTOR, KV_CACHE, MEMORY, RATE, THROUGHPUT, WEIGHTS, Figure, Input,
+                            Variable, given, product)
 from ...calc.guide import Guide
 from ...load.model import Model
 
 SAMPLE = {"context": 8192, "batch": 3, "params": 7, "layers": 32, "kv_heads": 8, "head_dim": 128, "kv_bytes": 2,
           "memory": 80, "bandwidth": 1000, "active": 5, "cache": 1, "need": 70, "resident": 14, "read": 14,
-          "room": 10 ** 10, "stored": 10 ** 10, "weights": 10 ** 10}
+          "room": 10 ** 10, "stored": 10 ** 10, "weights": 10 ** 10, "dense_read": 10 ** 10, "expert_bytes": 10 ** 11,
+          "experts": 64, "experts_per_token": 4, "hidden": 4096, "sequence": 10 ** 9, "tflops": 500,
+          "matmul_share": "0.8", "link": 64, "hourly": 2, "speed": 100}
 """The numbers each template is worked out for: any will do where the formula does not branch on them."""
 
 
@@ -84,6 +87,7 @@ OPERATIONS = {
     "max": max,
     "⌊÷⌋": lambda values: (values[0] / values[1]).to_integral_value(rounding=ROUND_FLOOR),
     "⌈÷⌉": lambda values: (values[0] / values[1]).to_integral_value(rounding=ROUND_CEILING),
+    "^": lambda values: values[0] ** int(values[1]),
 }
 """What each operation of a formula does to its terms' values (calculator.js ``OPERATIONS`` does the same)."""
 
@@ -191,13 +195,65 @@ def _served(guide: Guide, pool: Pool, counts: list[int], card, b: Figure, contex
             split: {str(count): [pool.add(figure) for figure in serving.per_card_sequences(
                 engine, model, count, b, context, batch)] for count in counts}
             for split, engine in engines.items()}
-    return {
+    found = {
         "weights": pool.add(serving.bytes_in_gb(bytes_of["stored"], WEIGHTS, "weights")),
         "per_card": pool.add(serving.bytes_in_gb(bytes_of["weights"], WEIGHTS, "per card")),
         "headroom": pool.add(serving.served_headroom(bytes_of["room"], given(_input("need"), "B", COUNT, "need"))),
         "ceiling": {str(count): pool.add(throughput.decode_ceiling(
             throughput.combined_bandwidth(card_bandwidth(card), count), read)) for count in counts},
         "sequences": sequences,
+    }
+    if guide.data.speed is not None:
+        found.update(_speed_templates(guide, pool, counts, engines, b, context, batch))
+    return found
+
+
+def _speed_templates(guide: Guide, pool: Pool, counts: list[int], engines: dict, b: Figure, context: Input,
+                     batch: Input) -> dict:
+    """A served answer's decode speed for the asked sequences at the asked context (calc/throughput.py): per
+    model what one sequence keeps; per way an engine splits a model, per card count and for a dense model or a
+    mixture of experts, the tokens per second and the seconds to the first token of a prompt of the context's
+    tokens; per card count, what a million tokens cost at a speed."""
+    figure = {name: given(_input(name), unit, kind, label) for name, unit, kind, label in (
+        ("dense_read", "B", COUNT, "weights read but the routed experts'"),
+        ("expert_bytes", "B", COUNT, "routed experts"),
+        ("sequence", "B", COUNT, "memory per sequence"),
+        ("bandwidth", "GB/s", BANDWIDTH, "bandwidth"), ("tflops", "TFLOPS", FACTOR, "dense rate"),
+        ("matmul_share", "", FACTOR, "share of the dense rate reached"),
+        ("link", "GB/s", BANDWIDTH, "card-to-card link"), ("hourly", "USD/GPU-hour", RATE, "price per GPU-hour"),
+        ("speed", "tokens/s", THROUGHPUT, "tokens per second"))}
+    rates = throughput.rates(figure["bandwidth"], guide.bandwidth_share, figure["tflops"], figure["matmul_share"],
+                             figure["link"])
+    layer_seconds = guide.data.speed.layer_step_s
+
+    def weights(kind: str, tokens: Input) -> Figure:
+        share = throughput.expert_share(_input("experts"), _input("experts_per_token"), tokens)
+        return throughput.weights_read(figure["dense_read"], figure["expert_bytes"], share if kind == "moe" else None)
+
+    def speed(kind: str, count: int, by_tensor: bool) -> int:
+        work = throughput.decode_work(weights(kind, batch), figure["sequence"], batch, _input("active"),
+                                      _input("layers"), _input("hidden"))
+        return pool.add(throughput.step(work, rates, count, by_tensor, layer_seconds).tokens_per_s())
+
+    def first_token(kind: str, count: int, by_tensor: bool) -> int:
+        work = throughput.prefill_work(weights(kind, context), figure["sequence"], context, _input("active"),
+                                       _input("layers"), _input("hidden"))
+        return pool.add(throughput.step(work, rates, count, by_tensor, layer_seconds).seconds)
+
+    def hourly(count: int) -> Figure:
+        return product(given(count, "cards", COUNT, "cards"), figure["hourly"], unit="USD/hour", kind=RATE,
+                       label="price per hour")
+
+    return {
+        "sequence": {model.id: pool.add(attention.sequence_bytes(attention.model_layers(model), b, context))
+                     for model in guide.data.catalogue},
+        "speed": {split: {str(count): {kind: speed(kind, count, not serving.sized_to_request(engine))
+                                       for kind in ("dense", "moe")} for count in counts}
+                  for split, engine in engines.items()},
+        "first_token": {split: {str(count): {kind: first_token(kind, count, not serving.sized_to_request(engine))
+                                             for kind in ("dense", "moe")} for count in counts}
+                        for split, engine in engines.items()},
+        "cost": {str(count): pool.add(cost.usd_per_million_tokens(hourly(count), figure["speed"])) for count in counts},
     }
 
 
@@ -213,13 +269,17 @@ served answer's weights); an offer's headroom is explained beside it."""
 
 
 def shown_labels(templates: dict, pool: Pool) -> set[str]:
-    """The labels the script may print: each line's, and each term's of a line or a headroom that is a sum or a
-    difference, which its explanation names (one level deep, as render/derivation.py explains)."""
+    """The labels the script may print: each line's, and each term's of a line, a headroom or a served offer's
+    speed that is a sum or a difference, which its explanation names (one level deep, as render/derivation.py
+    explains)."""
     lines = [root for name in LINES for root in _roots(templates[name])]
     if "served" in templates:
         lines.append(templates["served"]["weights"])
     labels = {pool.nodes[root]["l"] for root in lines}
-    for root in lines + _roots(templates["headroom"]):
+    explained = _roots(templates["headroom"])
+    if "served" in templates:
+        explained += [root for name in ("speed", "first_token", "cost") for root in _roots(templates["served"].get(name))]
+    for root in lines + explained:
         node = pool.nodes[root]
         if node.get("o") in ("+", "−"):
             labels.update(pool.nodes[term]["l"] for term in node["t"])

@@ -89,14 +89,13 @@ def answer_html(result: dict, data: dict) -> str:
             out.append(f'<p class="calc-cheapest">{_e(cheapest)}</p>')
     steps = [line["explain"] for line in rows if line["explain"]]
     if offers:
-        steps += [offers[0][key] for key in ("headroom_explain", "price_explain", "ceiling_explain") if offers[0][key]]
+        steps += [offers[0][key] for key in ("headroom_explain", "price_explain", "ceiling_explain", "full_explain",
+                                             "per_million_explain") if offers[0][key]]
     out.append(f'<details class="calc-arith"><summary>{_e(ui["Arithmetic"])}</summary><ul>')
     out += [f'<li>{_e(step)}</li>' for step in steps]
     out.append('</ul></details>')
     if offers:
-        ceilings = any(offer["ceiling"] for offer in offers)
-        # What a reader rents on first (the configuration, its price, its headroom), so a phone shows them.
-        heads = ["Configuration", "Price", "Headroom per card", "Per card", *(["Decode ceiling"] if ceilings else [])]
+        heads = offer_heads(result)
         shown = data["offers_shown"]
         out.append(_offers_table(offers[:shown], heads, ui, result["caption"], caption=True))
         if len(offers) > shown:
@@ -104,6 +103,25 @@ def answer_html(result: dict, data: dict) -> str:
             out.append(f'<details class="calc-more"><summary>{_e(more)}</summary>'
                        + _offers_table(offers[shown:], heads, ui, more, caption=False) + '</details>')
     return ''.join(out)
+
+
+SPEED_HEADS = {"one": "One sequence", "per_million_one": "Per million tokens, one sequence",
+               "sequences": "Sequences at once", "full": "All sequences",
+               "per_million": "Per million tokens, full batch", "first_token": "First token"}
+"""A served offer's speed cells (answer.py ``SPEED_CELLS``) and their column heads, in order."""
+
+
+def offer_heads(result: dict) -> list[str]:
+    """The offers table's columns: what a reader rents on first (the configuration, its price, its headroom), so a
+    phone shows them; then the weights per card, and a method's decode ceiling or a served offer's estimated
+    speeds where an offer has them."""
+    offers = result["offers"]
+    heads = ["Configuration", "Price", "Headroom per card", "Per card"]
+    if any(offer["ceiling"] for offer in offers):
+        heads.append("Decode ceiling")
+    if any(offer["one"] for offer in offers):
+        heads += SPEED_HEADS.values()
+    return heads
 
 
 def _offers_table(offers: list[dict], heads: list[str], ui: dict, name: str, caption: bool) -> str:
@@ -120,8 +138,10 @@ def _offers_table(offers: list[dict], heads: list[str], ui: dict, name: str, cap
                  f'<td title="{_e(offer["price_explain"])}">{_e(offer["price"])}</td>',
                  f'<td title="{_e(offer["headroom_explain"])}">{_flagged(offer["headroom"], offer["tight"], ui)}</td>',
                  f'<td>{_e(offer["per_card"])}</td>']
-        if len(heads) > len(cells):
+        if "Decode ceiling" in heads:
             cells.append(f'<td title="{_e(offer["ceiling_explain"])}">{_e(offer["ceiling"])}</td>')
+        if "One sequence" in heads:
+            cells += [f'<td title="{_e(offer[key + "_explain"])}">{_e(offer[key])}</td>' for key in SPEED_HEADS]
         out.append('<tr>' + ''.join(cells) + '</tr>')
     out.append('</tbody></table></div>')
     return ''.join(out)
