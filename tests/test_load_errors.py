@@ -5,6 +5,7 @@ Each case breaks a line of the frozen seed 000 data (a copy), not of the live da
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -106,3 +107,28 @@ def test_build_exits_non_zero_with_the_messages(seed_000_copy):
                          capture_output=True, text=True)
     assert run.returncode == 1
     assert "data/gpus.yaml:" in run.stderr and "gpus[mi300x].memory_gb: must be at least 1 GB" in run.stderr
+
+
+SPEED_CASES = [
+    # (id, file, old, new, field, words in the message): the live data, whose speeds these feed
+    ("a matmul rate above its peak", "throughput.yaml", "tflops: 271.2, of: 312", "tflops: 371.2, of: 312",
+     "matmul.measured[0].tflops", "more than the peak"),
+    ("a run that is not there", "throughput.yaml", "measurement: h200-2026-11-30", "measurement: h100-2026-01-01",
+     "bandwidth.measurement", "unknown measurement 'h100-2026-01-01'"),
+    ("a sequence limit that is no setting", "engines.yaml", "sequence_limit: max_num_seqs", "sequence_limit: max_seqs",
+     "engines[vllm].sequence_limit", "no setting 'max_seqs'"),
+    ("an FP8 card without its FP8 rate", "gpus.yaml", "dense_tflops: {bf16: 362, fp8: 733,", "dense_tflops: {bf16: 362,",
+     "gpus[l40s].dense_tflops", "no fp8 rate, though the card's features list fp8"),
+    ("a rate for a format the card lacks", "gpus.yaml", "dense_tflops: {bf16: 312, source",
+     "dense_tflops: {bf16: 312, fp8: 624, source", "gpus[a100-sxm].dense_tflops.fp8", "do not list fp8"),
+]
+
+
+@pytest.mark.parametrize("case", SPEED_CASES, ids=[case[0] for case in SPEED_CASES])
+def test_speed_data_problems_name_file_line_and_field(tmp_path, case):
+    _, name, old, new, field, words = case
+    shutil.copytree(ROOT / "data", tmp_path / "data")
+    line = edit(tmp_path, name, old, new)
+    found = [problem for problem in problems_of(tmp_path) if problem.field == field]
+    assert found, problems_of(tmp_path)
+    assert found[0].file == f"data/{name}" and found[0].line == line and words in found[0].message

@@ -41,3 +41,19 @@ def test_negative_zero_and_zero_do_not_share_a_remembered_text(first, second):
 def test_only_a_figure_below_zero_keeps_its_minus_sign(value, shown):
     """As the in-page calculator prints it (templates/static/calculator.js: a minus where the value is below zero)."""
     assert format_number(Decimal(value), DisplaySpec(0), "en") == shown
+
+
+def test_the_grouping_is_babels_own_for_every_language_the_data_may_name():
+    """``_grouped`` writes digits in groups of three with the locale's symbols by hand, for speed; it is held here
+    to Babel's own pattern over many rounded values, negative and zero ones too, in languages with other symbols."""
+    import random
+
+    from vramsite.render.numbers import _babel_grouped, _grouped, quantize
+
+    chance = random.Random(20261205)
+    for locale in ("en", "zh_CN", "de", "fr", "hi", "ar", "ru", "pt_BR"):
+        for _ in range(3000):
+            decimals, trim = chance.choice([0, 1, 2, 3]), chance.random() < 0.5
+            value = quantize(Decimal(chance.uniform(-1e7, 1e7)) / Decimal(10) ** chance.randint(0, 6), decimals)
+            assert _grouped(value, value.is_signed(), decimals, trim, locale) == \
+                _babel_grouped(value, decimals, trim, locale), (locale, value, decimals, trim)

@@ -7,12 +7,17 @@
 var VramCalculator = (function () {
   // -- exact fractions ---------------------------------------------------------
   function gcd(a, b) { if (a < 0n) a = -a; while (b) { var t = a % b; a = b; b = t; } return a; }
+  // Reduced by their greatest common divisor once they grow past BIG: a long product of exact decimals is
+  // worked in full and cut down now and then, rather than at every step (the value is the same either way).
+  var BIG = 1n << 512n;
   function Q(n, d) {
     if (d === undefined) d = 1n;
     if (d < 0n) { n = -n; d = -d; }
+    if (d < BIG && n < BIG && -n < BIG) return { n: n, d: d };
     var g = gcd(n, d) || 1n;
     return { n: n / g, d: d / g };
   }
+  function reduced(a) { var g = gcd(a.n, a.d) || 1n; return { n: a.n / g, d: a.d / g }; }
   function dec(text) {  // "671.026419" -> 671026419/1000000
     var s = String(text), neg = s[0] === "-", body = neg ? s.slice(1) : s, dot = body.indexOf(".");
     var digits = dot < 0 ? body : body.slice(0, dot) + body.slice(dot + 1);
@@ -137,7 +142,7 @@ var VramCalculator = (function () {
     return base;
   };
   function decimalDigits(v) {  // the decimals of a terminating fraction, trailing zeros dropped
-    var d = v.d, twos = 0, fives = 0;
+    var d = reduced(v).d, twos = 0, fives = 0;
     while (d % 2n === 0n) { d /= 2n; twos++; }
     while (d % 5n === 0n) { d /= 5n; fives++; }
     return d === 1n ? Math.max(twos, fives) : 0;
@@ -169,7 +174,7 @@ var VramCalculator = (function () {
     var forms = this.data.units[f.unit] || ["{n} " + f.unit, "{n} " + f.unit];
     var text = this.number(f);
     if (forms[0] === "{n}") return text;
-    var one = f.v.d === 1n && f.v.n === 1n;
+    var one = cmp(f.v, ONE) === 0;
     return forms[one ? 0 : 1].replace("{n}", text);
   };
   Words.prototype.label = function (msgid) { return this.data.labels[msgid] || msgid; };

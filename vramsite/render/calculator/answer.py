@@ -5,7 +5,6 @@ take. Plain JSON; calculator.js ``answer`` gives the same for the same case."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from decimal import ROUND_FLOOR, Decimal
 from functools import cache, lru_cache
 
@@ -43,6 +42,7 @@ def _view(guide: Guide, model, method):
     return ModelView(guide, model) if isinstance(model, Model) else CatalogueView(guide, model)
 
 
+@lru_cache(maxsize=4096)
 def _config_text(fmt: Formatter, gpu, count: int) -> str:
     """'A40', or '8× MI300X': the tables' own wording of a configuration (``cards_label``)."""
     return InlineRenderer.plain(fmt).render(Text(gpu.name) if count == 1 else cards_label(count, Text(gpu.name)))
@@ -83,7 +83,7 @@ def answer(guide: Guide, fmt: Formatter, catalog: Catalog, case: Case) -> dict:
             "headroom_explain": explain(config.headroom_per_card, fmt),
             "price": fmt.figure(config.price, period=True), "price_explain": explain(config.price, fmt),
             "ceiling": fmt.figure(ceiling) if ceiling else "", "ceiling_explain": explain(ceiling, fmt) if ceiling else "",
-            **_speed_cells(fmt, None), "tight": config.tight,
+            **_speed_cells(fmt, {}), "tight": config.tight,
         })
         prices.append(config.price.value)
     if offers:
@@ -129,7 +129,7 @@ def served_answer(guide: Guide, fmt: Formatter, catalog: Catalog, case: Case, fo
                             .replace("{engine}", engine.name)}
         return result
     read = given(view.format_read(format_id).value, "GB", WEIGHTS, "weights read per token")
-    speed_of = _speed_of(guide, view, weight_format, engine, b, case)
+    speed_of = _speed_of(guide, fmt, view, weight_format, engine, b, case)
     market = guide.market
     prices = []
     for offer in guide.serving_offers(_card_asked(guide, case)):
@@ -178,51 +178,45 @@ def _first_choice(offers: list[dict], prices: list[Decimal]) -> dict:
     return choice
 
 
-@dataclass(frozen=True)
-class OfferSpeed:
-    """What an offer decodes (calc/serving_speed.py): one sequence and what a million of its tokens cost, the full
-    batch the engine holds there and what a million tokens cost at it, the time to the first token of a prompt of
-    the case's context."""
-
-    one: Figure
-    per_million_one: Figure
-    sequences: Figure
-    full: Figure
-    per_million: Figure
-    first_token: Figure
-
-
-def _speed_of(guide: Guide, view, weight_format, engine, b: Figure, case: Case):
-    """(offer, the bytes each of its cards keeps for sequences) -> ``OfferSpeed``; None where the pages give the
-    card no speeds."""
+def _speed_of(guide: Guide, fmt: Formatter, view, weight_format, engine, b: Figure, case: Case):
+    """(offer, the bytes each of its cards keeps for sequences) -> its speed cells (``SPEED_CELLS``, each with its
+    explanation; all "" where the pages give the card no speeds): one sequence's decode speed and what a million
+    of its tokens cost, the full batch the engine holds there, its speed and what a million tokens cost at it,
+    and the time to the first token of a prompt of the case's context (calc/serving_speed.py)."""
     speed = guide.data.speed
     by_tensor = not sized_to_request(engine)
     per_sequence = attention.sequence_bytes(attention.model_layers(view.model), b, case.context)
 
-    def speed_on(offer, room_bytes: Decimal) -> OfferSpeed | None:
+    def cells_on(offer, room_bytes: Decimal) -> dict:
         card = guide.gpu(offer.gpu.id)
         if not card.states_speeds:
-            return None
-        rates = guide.card_rates(offer.gpu, weight_format)
-        # The same offer recurs across cases: its figures are kept by what they depend on.
-        key = (view.id, weight_format.id, engine.id, offer.gpu.id, offer.count, case.context, b.value)
+            return _speed_cells(fmt, {})
+        rates, hourly = guide.card_rates(offer.gpu, weight_format), view.hourly(card, offer.count)
+        # The same offer recurs across cases (other batches, other engines that split alike, the other
+        # language): its cells are kept by what they depend on.
+        key = (fmt.locale.segment, view.id, weight_format.id, by_tensor, offer.gpu.id, offer.count, case.context,
+               b.value)
 
         def decode(sequences: int) -> Figure:
-            return guide._verdicts.fetch(("calculator decode", *key, sequences), lambda: serving_speed.decode_step(
-                view.model, weight_format, per_sequence, sequences, rates, offer.count, by_tensor,
-                speed.layer_step_s).tokens_per_s())
+            return serving_speed.decode_step(view.model, weight_format, per_sequence, sequences, rates, offer.count,
+                                             by_tensor, speed.layer_step_s).tokens_per_s()
 
-        def first_token() -> Figure:
+        def one_sequence() -> dict:
+            one = decode(1)
             work = serving_speed.prefill_work_of(view.model, weight_format, per_sequence, case.context)
-            return throughput.step(work, rates, offer.count, by_tensor, speed.layer_step_s).seconds
+            first = throughput.step(work, rates, offer.count, by_tensor, speed.layer_step_s).seconds
+            return _speed_cells(fmt, {"one": one, "per_million_one": cost.usd_per_million_tokens(hourly, one),
+                                      "first_token": first})
+
+        def full_batch(sequences: int) -> dict:
+            full = decode(sequences)
+            return _speed_cells(fmt, {"sequences": given(sequences, "sequences", COUNT, "sequences at once"),
+                                      "full": full, "per_million": cost.usd_per_million_tokens(hourly, full)})
 
         sequences = _full_batch(engine, view, offer, b, case, room_bytes)
-        one, full, hourly = decode(1), decode(sequences), view.hourly(card, offer.count)
-        return OfferSpeed(one=one, per_million_one=cost.usd_per_million_tokens(hourly, one),
-                          sequences=given(sequences, "sequences", COUNT, "sequences at once"), full=full,
-                          per_million=cost.usd_per_million_tokens(hourly, full),
-                          first_token=guide._verdicts.fetch(("calculator first token", *key), first_token))
-    return speed_on
+        return {**guide._verdicts.fetch(("calculator one sequence", *key), one_sequence),
+                **guide._verdicts.fetch(("calculator full batch", *key, sequences), lambda: full_batch(sequences))}
+    return cells_on
 
 
 def _full_batch(engine, view, offer, b: Figure, case: Case, room_bytes: Decimal) -> int:
@@ -237,15 +231,17 @@ def _full_batch(engine, view, offer, b: Figure, case: Case, room_bytes: Decimal)
 
 
 SPEED_CELLS = ("one", "per_million_one", "sequences", "full", "per_million", "first_token")
-"""An offer's speed cells (``OfferSpeed``), each with its explanation; markup.py ``SPEED_HEADS`` heads them."""
+"""An offer's speed cells, each with its explanation; markup.py ``SPEED_HEADS`` heads them."""
 
 
-def _speed_cells(fmt: Formatter, speed: OfferSpeed | None) -> dict:
+def _speed_cells(fmt: Formatter, figures: dict) -> dict:
+    """The text and the explanation of each of ``figures`` (by cell name), "" for a cell not given."""
     cells = {}
     for name in SPEED_CELLS:
-        figure = getattr(speed, name) if speed else None
-        cells[name] = fmt.figure(figure) if figure else ""
-        cells[f"{name}_explain"] = explain(figure, fmt) if figure else ""
+        figure = figures.get(name)
+        if figure is not None or name in figures or not figures:
+            cells[name] = fmt.figure(figure) if figure else ""
+            cells[f"{name}_explain"] = explain(figure, fmt) if figure else ""
     return cells
 
 
@@ -263,12 +259,11 @@ def _served_row(fmt, market, engine, view, offer, room_bytes, weights_bytes, b, 
             return None
     headroom = served_headroom(given(room_bytes, "B", COUNT, "room"), need)
     price = cost.order_price(offer.gpu, cards, market.pricing, market.discounts)
-    speed = speed_of(offer, room_bytes)
     per_card = bytes_in_gb(given(weights_bytes, "B", COUNT, "bytes"), WEIGHTS, "per card")
     return {
         "key": f"{cards}x-{offer.gpu.id}", "config": _config_text(fmt, offer.gpu, cards),
         "per_card": fmt.figure(per_card), "headroom": fmt.figure(headroom), "headroom_explain": "",
         "price": fmt.figure(price, period=True), "price_explain": explain(price, fmt),
-        "ceiling": "", "ceiling_explain": "", **_speed_cells(fmt, speed),
+        "ceiling": "", "ceiling_explain": "", **speed_of(offer, room_bytes),
         "tight": rules.is_tight(headroom.value, cards, market.rules),
     }, price.value
