@@ -125,14 +125,15 @@ def test_open_streams_share_one_watcher_and_never_look_at_the_sources_themselves
 
 
 def test_heartbeats_keep_the_clock_while_the_sources_are_slow_to_look_at(preview, monkeypatch):
-    """Heartbeats were counted in poll rounds; with 20 pages open on a site whose scan takes 30 ms, a round
-    took 0.6 s or more, so '0.3 s' came after 1.8 s."""
+    """Heartbeats were counted in poll rounds; with 20 pages open on a site whose scan takes 100 ms, a round
+    takes 2 s or more, so '0.3 s' would come after 6 s. By the clock they come within a few tenths of a second;
+    the bound leaves room for a loaded machine (CI saw 2.1 s with a 30 ms scan), and none for rounds."""
     _, base, site, _ = preview
     monkeypatch.setattr(serve, "HEARTBEAT_SECONDS", 0.3)
     monkeypatch.setattr(serve, "PEER_CHECK_SECONDS", 0.2)
     build = _current_build(base)
     stamp = site.stamp
-    site.stamp = lambda: time.sleep(0.03) or stamp()
+    site.stamp = lambda: time.sleep(0.1) or stamp()
     with ExitStack() as held:
         streams = []
         for _ in range(20):
@@ -145,7 +146,7 @@ def test_heartbeats_keep_the_clock_while_the_sources_are_slow_to_look_at(preview
             received = b""
             while b": waiting" not in received:
                 received += sock.recv(64)
-        assert time.monotonic() - started < 1.2
+        assert time.monotonic() - started < 3.5
 
 
 def test_past_the_cap_a_stream_is_refused_at_once_and_the_open_ones_still_reload(preview):
