@@ -15,7 +15,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 MEMORY_SIZES = (16, 20, 24, 32, 40, 48, 64, 80, 96, 128, 141, 180, 192, 256, 288)
 ARCHITECTURES = ("Ampere", "Ada", "Hopper", "Blackwell", "CDNA 3")
-LINKS = (("pcie-gen4", 32, None), ("pcie-gen5", 63, None), ("nvlink-bridge", 112, 2), ("nvlink", 900, 8))
+LINKS = (("pcie-gen4", 31, None), ("pcie-gen5", 63, None), ("nvlink-bridge", 56.25, 2), ("nvlink", 450, 8))
+"""One way, as data/gpus.yaml states links."""
 
 
 def write_synthetic_site(root: Path, cards: int, models: int) -> None:
@@ -43,7 +44,8 @@ def _gpus(count: int) -> str:
             f"    architecture: {ARCHITECTURES[index % len(ARCHITECTURES)]}",
             f"    features: [{'fp8' if index % 3 else ''}]",
             "    stack: cuda",
-            f"    interconnect: {{kind: {kind}, gbps: {gbps}" + (f", all_to_all_cards: {reach}}}" if reach else "}"),
+            f"    interconnect: {{kind: {kind}, gbps: {gbps}" + (f", all_to_all_cards: {reach}" if reach else "")
+            + ", source: synthetic}",
         ]
     return "\n".join(lines) + "\n"
 

@@ -101,7 +101,7 @@ def add_example_card(site: Path, usd: str, card_id: str = "rtx-pro-6000", name: 
     launched: 2025
     features: [fp8]
     stack: cuda
-    interconnect: {{kind: pcie-gen5, gbps: {link_gbps}}}
+    interconnect: {{kind: pcie-gen5, gbps: {link_gbps}, source: "PCIe 5 x16, one way"}}
 {regions}""")
     append(site / "data" / "prices.yaml", f"  - {{gpu: {card_id}, usd: {usd}}}\n")
 

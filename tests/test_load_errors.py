@@ -121,6 +121,9 @@ SPEED_CASES = [
      "gpus[l40s].dense_tflops", "no fp8 rate, though the card's features list fp8"),
     ("a rate for a format the card lacks", "gpus.yaml", "dense_tflops: {bf16: 312, source",
      "dense_tflops: {bf16: 312, fp8: 624, source", "gpus[a100-sxm].dense_tflops.fp8", "do not list fp8"),
+    ("a mesh's one link faster than the card's whole", "gpus.yaml", "gbps: 448, all_to_all_cards: 8, per_peer_gbps: 64",
+     "gbps: 448, all_to_all_cards: 8, per_peer_gbps: 640", "gpus[mi300x].interconnect.per_peer_gbps",
+     "640 GB/s to one peer exceeds the card's 448 GB/s"),
 ]
 
 

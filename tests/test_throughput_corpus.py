@@ -97,3 +97,18 @@ def test_splitting_by_layers_gains_no_speed_for_one_sequence(guide):
     alone = throughput.step(work, rates, 1, False, layer).seconds.value
     assert throughput.step(work, rates, case.cards, False, layer).seconds.value == alone
     assert throughput.step(work, rates, case.cards, True, layer).seconds.value < alone
+
+
+def test_a_set_exchanges_over_its_links_one_way(guide):
+    """NVLink joins each card to the rest at its whole link; an Infinity Fabric mesh gives each pair one link, so a
+    pair of MI300X exchanges at one link's speed (data/gpus.yaml interconnect, one way)."""
+    fp8 = guide.weight_format("fp8")
+    nvlink = guide.card_rates(guide.data.gpu("h100-sxm"), fp8)
+    mesh = guide.card_rates(guide.data.gpu("mi300x"), fp8)
+    assert [throughput.set_link(nvlink, n).value for n in (2, 4, 8)] == [450, 450, 450]
+    assert [throughput.set_link(mesh, n).value for n in (2, 4, 8)] == [64, 192, 448]
+    model = guide.data.catalogue_model("llama-3.1-70b-instruct")
+    work = serving_speed.decode_work(model, fp8, guide.data.engines.kv_cache_format("bf16"), 4096, 256)
+    on_nvlink = throughput.exchange(work, throughput.set_link(nvlink, 2), 2).value
+    on_mesh = throughput.exchange(work, throughput.set_link(mesh, 2), 2).value
+    assert abs(on_mesh / on_nvlink - Decimal(450) / 64) < Decimal("1e-20")

@@ -272,7 +272,8 @@ var VramCalculator = (function () {
     var inputs = { dense_read: dec(f.dense_read), expert_bytes: dec(f.expert_bytes),
       sequence: evaluate(data, t.sequence[m.id], cacheInputs(c)), context: int(c.context), active: dec(m.active),
       layers: int(m.layer_count), hidden: int(m.hidden), bandwidth: dec(o.bandwidth), tflops: dec(rate[0]),
-      matmul_share: dec(rate[1]), link: dec(card.link) };
+      matmul_share: dec(rate[1]), link: dec(card.link),
+      peer_link: dec(card.peer_link) };
     if (m.experts) { inputs.experts = int(m.experts[0]); inputs.experts_per_token = int(m.experts[1]); }
     var decode = function (sequences) {
       inputs.batch = int(sequences);

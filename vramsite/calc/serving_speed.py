@@ -50,9 +50,9 @@ def card_rates(speed: SpeedData, gpu: Gpu, weight_format: WeightFormat, share_of
     """What one card achieves for weights in ``weight_format``: its spec sheet's bandwidth × the measured share,
     and its dense rate in the format it computes in × the matmul share."""
     fmt = throughput.compute_format(weight_format, gpu)
-    bandwidth, tflops, link = throughput.card_figures(gpu, fmt)
+    bandwidth, tflops, links = throughput.card_figures(gpu, fmt)
     return throughput.rates(bandwidth, share_of_bandwidth, tflops, throughput.matmul_share(speed.matmuls, gpu.id, fmt),
-                            link)
+                            links)
 
 
 @lru_cache(maxsize=1024)
@@ -113,13 +113,14 @@ def serving_batch(answer: Verdict, model: CatalogueModel, kv_format: KvCacheForm
     """The sequences the engine decodes together at ``context``; None where it holds not one."""
     if sized_to_request(answer.engine):
         return given(asked, "sequences", COUNT, "sequences asked for")
-    return full_batch(sequences_held(answer, model, kv_format, context), answer.engine,
-                      dict(answer.budget.settings) if answer.budget else {})
+    settings = dict(answer.budget.settings) if answer.budget else {}
+    limit = settings.get(engine.sequence_limit) if (engine := answer.engine).sequence_limit else None
+    return full_batch(sequences_held(answer, model, kv_format, context), engine, limit)
 
 
-def full_batch(held: Figure | None, engine: Engine, settings: dict) -> Figure | None:
-    """The sequences the room holds, at most the engine's limit on sequences (its ``sequence_limit`` setting)."""
-    limit = settings.get(engine.sequence_limit) if engine.sequence_limit else None
+def full_batch(held: Figure | None, engine: Engine, limit: Decimal | int | None) -> Figure | None:
+    """The sequences the room holds, at most ``limit``, the engine's limit on sequences (its ``sequence_limit``
+    setting; None: it has none)."""
     if held is None or limit is None or held.value <= limit:
         return held
     return given(limit, "sequences", COUNT, f"the engine's limit on sequences ({engine.sequence_limit})")

@@ -14,7 +14,9 @@ A decode step gives each sequence of a batch one token. The step
 and takes the longer of the two, plus a fixed cost per layer (kernel launches
 and synchronisation: data/throughput.yaml ``layer_step``), plus, under tensor
 parallelism, two all-reduces per layer of each token's hidden state over the
-set's link (a ring all-reduce moves 2 (n − 1) / n of it through each card).
+set's link (a ring all-reduce moves 2 (n − 1) / n of it through each card,
+one way; on a mesh, where each pair of cards has a link of its own, a card of
+n reaches the others over n − 1 of them).
 Tensor parallelism splits the reads and the arithmetic among the cards; an
 engine that splits a model by layers (llama.cpp) runs its cards one after
 another, so a step takes what it would on one card of the set.
@@ -60,7 +62,9 @@ class Rates:
     matmul: Figure | None
     """Achieved dense rate in the compute format, in TFLOPS; None where no rate is known for the card."""
     link: Figure
-    """The card-to-card link, in GB/s (gpus.yaml interconnect)."""
+    """What the card sends to the rest of its set, one way, in GB/s (gpus.yaml interconnect ``gbps``)."""
+    peer_link: Figure
+    """What it sends to one peer, one way, in GB/s: a mesh's one link (``per_peer_gbps``), else the whole link."""
 
 
 def bandwidth_share(achieved: Figure, spec: Figure) -> Figure:
@@ -94,23 +98,41 @@ def _share(item: MeasuredMatmul) -> Figure:
     return quotient(reached, peak, unit="", kind=FACTOR, label="share of the dense rate reached")
 
 
-def card_figures(gpu: Gpu, fmt: str) -> tuple[Figure, Figure | None, Figure]:
+def card_figures(gpu: Gpu, fmt: str) -> tuple[Figure, Figure | None, tuple[Figure, Figure]]:
     """A card's spec sheet as a step needs it: bandwidth (GB/s), dense rate in ``fmt`` (TFLOPS; None where not
-    given) and card-to-card link (GB/s)."""
+    given) and its links (``card_links``)."""
     tflops = None
     if gpu.dense_tflops is not None:
         tflops = given(gpu.dense_tflops.rate(fmt), "TFLOPS", FACTOR, f"dense {fmt} rate")
-    return card_bandwidth(gpu), tflops, given(gpu.interconnect.gbps, "GB/s", BANDWIDTH, "card-to-card link")
+    return card_bandwidth(gpu), tflops, card_links(gpu)
+
+
+def card_links(gpu: Gpu) -> tuple[Figure, Figure]:
+    """What the card sends, one way (GB/s): to the rest of its set, and to one peer."""
+    link = gpu.interconnect
+    whole = given(link.gbps, "GB/s", BANDWIDTH, "card-to-card link, one way")
+    if link.per_peer_gbps is None:
+        return whole, given(link.gbps, "GB/s", BANDWIDTH, "link to one peer, one way")
+    return whole, given(link.per_peer_gbps, "GB/s", BANDWIDTH, "link to one peer, one way")
 
 
 def rates(bandwidth: Figure, share_of_bandwidth: Figure, tflops: Figure | None, share_of_matmul: Figure,
-          link: Figure) -> Rates:
+          links: tuple[Figure, Figure]) -> Rates:
     """One card's achieved rates: its bandwidth × the share reached, its dense rate × the matmul share."""
     achieved = product(bandwidth, share_of_bandwidth, unit="GB/s", kind=BANDWIDTH, label="achieved bandwidth")
     matmul = None
     if tflops is not None:
         matmul = product(tflops, share_of_matmul, unit="TFLOPS", kind=FACTOR, label="achieved dense rate")
-    return Rates(bandwidth=achieved, matmul=matmul, link=link)
+    return Rates(bandwidth=achieved, matmul=matmul, link=links[0], peer_link=links[1])
+
+
+def set_link(card: Rates, cards: int) -> Figure:
+    """What one card of ``cards`` sends to the others, one way (GB/s): its link, or, where one peer's link is
+    slower, that link to each of the n − 1 others, whichever is less."""
+    peers = product(card.peer_link, given(cards - 1, "cards", COUNT, "other cards of the set"), unit="GB/s",
+                    kind=BANDWIDTH, label="links to the other cards, one way")
+    return Figure(min(card.link.value, peers.value), "GB/s", BANDWIDTH, "the set's link, one way",
+                  formula=Formula("min", (card.link, peers)))
 
 
 # -- what a step asks ------------------------------------------------------------------------------------------
@@ -228,13 +250,15 @@ def step(work: Work, card: Rates, cards: int, by_tensor: bool, layer_seconds: De
                        formula=Formula("max", (reading, computing)))
     layers = product(given(work.layers, "layers", COUNT, "layers"), given(layer_seconds, "s", SECONDS, "per layer"),
                      unit="s", kind=SECONDS, label="per-layer cost")
-    link = exchange(work, card.link, cards) if by_tensor and cards > 1 else given(0, "s", SECONDS, "exchange")
+    link = exchange(work, set_link(card, cards), cards) if by_tensor and cards > 1 else given(0, "s", SECONDS,
+                                                                                             "exchange")
     seconds = total(bound, layers, link, unit="s", kind=SECONDS, label="step")
     return Step(reading=reading, computing=computing, layers=layers, link=link, seconds=seconds, tokens=work.tokens)
 
 
 def exchange(work: Work, link: Figure, cards: int) -> Figure:
-    """Two ring all-reduces per layer of each token's hidden state: 2 (n − 1) / n of it through each card's link."""
+    """Two ring all-reduces per layer of each token's hidden state: 2 (n − 1) / n of it through each card's link
+    (``set_link``), one way."""
     ring = given(Decimal(2 * (cards - 1)) / cards, "", FACTOR, "ring all-reduce share, 2 (n − 1) / n")
     state = product(given(work.tokens, "tokens", COUNT, "tokens"), given(work.hidden_size, "", COUNT, "hidden size"),
                     BYTES_PER_ACTIVATION, unit="B", kind=COUNT, label="hidden states of the step")

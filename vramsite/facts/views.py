@@ -30,6 +30,8 @@ class Card(Facts):
     usd_per_gb: Figure | None
     gbps_per_usd: Figure | None
     link: Figure
+    peer_link: Figure | None
+    """Where each pair of cards has a link of its own (a mesh): one such link, one way."""
     all_to_all_cards: Figure | None
     min_cards: Figure
     stock: Figure | None
@@ -47,7 +49,7 @@ def card(view) -> Card:
         memory_gb=given(view.gpu.memory_gb, "", COUNT), memory_type=view.memory_type, bandwidth=view.bandwidth,
         launched=view.launched, price=view.price, weekly=view.weekly, hourly=view.hourly,
         usd_per_gb=view.usd_per_gb, gbps_per_usd=view.gbps_per_usd, link=view.link,
-        all_to_all_cards=view.all_to_all_cards, min_cards=view.min_cards, stock=view.stock,
+        peer_link=view.peer_link, all_to_all_cards=view.all_to_all_cards, min_cards=view.min_cards, stock=view.stock,
         regions=tuple(region.id for region in view.regions), stack=view.stack, fp8=view.fp8,
         wins=given(len(view.cells_won()), "cells", COUNT, "cells won"),
     )

@@ -820,8 +820,7 @@ class _Checker:
                 self.problem("throughput", ("matmul", "measured", index, "tflops"),
                              f"{item.tflops} TFLOPS reached of a peak of {item.peak_tflops}: more than the peak")
         step = raw["layer_step"]
-        return SpeedData(bandwidth_measurement=run_id, matmuls=matmuls, matmul_source=raw["matmul"]["source"],
-                         layer_step_s=_dec(step["seconds"]), layer_step_source=step["source"],
+        return SpeedData(bandwidth_measurement=run_id, matmuls=matmuls, layer_step_s=_dec(step["seconds"]),
                          checked_within_percent=_dec(raw["checked"]["one_sequence_within_percent"]))
 
 

@@ -164,7 +164,14 @@ def _rates_for_features(rates: dict, entry: dict, _site: SiteConfig) -> Problems
 
 
 def _interconnect(link: dict) -> Interconnect:
-    return Interconnect(link["kind"], decimal(link["gbps"]), link.get("all_to_all_cards"))
+    peer = link.get("per_peer_gbps")
+    return Interconnect(kind=link["kind"], gbps=decimal(link["gbps"]), all_to_all_cards=link.get("all_to_all_cards"),
+                        per_peer_gbps=decimal(peer) if peer is not None else None, source=link["source"])
+
+
+def _peer_within_link(link: dict, _card: dict, _site: SiteConfig) -> Problems:
+    if "per_peer_gbps" in link and link["per_peer_gbps"] > link["gbps"]:
+        yield ("per_peer_gbps",), f"{link['per_peer_gbps']} GB/s to one peer exceeds the card's {link['gbps']} GB/s"
 
 
 def _known_regions(regions: list, card: dict, site: SiteConfig) -> Problems:
@@ -217,17 +224,22 @@ CARD: tuple[CardEntry, ...] = (
     CardField(key="features", required=True, read=frozenset,
               schema={"type": "array", "uniqueItems": True, "items": {"enum": ["fp8", "fp4"]}}),
     CardFigure(key="fp8", view="fp8", label="FP8", catalogue=SHOWN, page=True, cell=YES_NO),
-    CardField(key="interconnect", required=True, read=_interconnect,
-              label="Card-to-card link", catalogue=SHOWN, page=True, cell=OWN,
+    CardField(key="interconnect", required=True, read=_interconnect, check=_peer_within_link,
+              label="Card-to-card link, each way", catalogue=SHOWN, page=True, cell=OWN,
               schema={
                   "type": "object",
                   "additionalProperties": False,
-                  "required": ["kind", "gbps"],
+                  "required": ["kind", "gbps", "source"],
                   "properties": {
                       "kind": {"enum": ["nvlink", "nvlink-bridge", "infinity-fabric", "pcie-gen4", "pcie-gen5"]},
                       "gbps": {"type": "number", "minimum": 1, "maximum": 10000,
-                               "description": "Card-to-card link speed in GB/s: 1 to 10,000."},
+                               "description": "What one card sends to the rest of its set, one way, in GB/s: "
+                                              "1 to 10,000."},
                       "all_to_all_cards": {"type": "integer", "minimum": 2, "maximum": 1024},
+                      "per_peer_gbps": {"type": "number", "minimum": 1, "maximum": 10000,
+                                        "description": "One card-to-card link of a mesh, one way, in GB/s: "
+                                                       "1 to 10,000."},
+                      "source": {"type": "string", "minLength": 1, "maxLength": 600},
                   },
               }),
     CardField(key="stack", required=True, view="stack",

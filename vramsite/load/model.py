@@ -62,8 +62,13 @@ class Interconnect:
 
     kind: str
     gbps: Decimal
+    """What one card sends to the rest of its set, one way (GB/s)."""
     all_to_all_cards: int | None = None
     """Cards joined all-to-all by the link (None: PCIe peer-to-peer only)."""
+    per_peer_gbps: Decimal | None = None
+    """Where each pair of cards has a link of its own (a mesh), one such link, one way; None: a card can send its
+    whole ``gbps`` to any one peer."""
+    source: str = field(default="", compare=False)
 
 
 @dataclass(frozen=True)
@@ -704,15 +709,14 @@ class MeasuredMatmul:
 
 @dataclass(frozen=True)
 class SpeedData:
-    """data/throughput.yaml: what cards achieve of their spec sheets, and what a decode step costs besides."""
+    """data/throughput.yaml: what cards achieve of their spec sheets, and what a decode step costs besides (the
+    file's sources are for its readers: its schema requires them, the pages do not print them)."""
 
     bandwidth_measurement: str
     """The data/measurements run whose streamed bandwidth, over its card's spec, every card is taken to reach."""
     matmuls: tuple[MeasuredMatmul, ...]
-    matmul_source: str
     layer_step_s: Decimal
     """Seconds each layer adds to every step besides its reads and arithmetic: kernel launches, synchronisation."""
-    layer_step_source: str
     checked_within_percent: Decimal
     """The bound the published one-sequence measurements are held to (tests/test_throughput_corpus.py)."""
 

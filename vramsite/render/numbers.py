@@ -16,7 +16,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from functools import lru_cache
 
 from babel import Locale
-from babel.numbers import NumberPattern, get_decimal_symbol, get_group_symbol, parse_pattern
+from babel.numbers import get_decimal_symbol, get_group_symbol
 
 ROUNDING = ROUND_HALF_UP
 
@@ -88,17 +88,6 @@ def _symbols(locale: str) -> tuple[str, str]:
     """The locale's digit group and decimal symbols (Babel's data)."""
     found = _locale(locale)
     return get_group_symbol(found), get_decimal_symbol(found)
-
-
-def _babel_grouped(value: Decimal, decimals: int, trim: bool, locale: str) -> str:
-    """Babel's own grouping of an already rounded value: what ``_grouped`` is held to."""
-    return _pattern(decimals, trim).apply(value, _locale(locale))
-
-
-@lru_cache(maxsize=None)
-def _pattern(decimals: int, trim: bool) -> NumberPattern:
-    """The grouping pattern, parsed once (``format_decimal`` parses its pattern on every call)."""
-    return parse_pattern("#,##0" + ("." + ("#" if trim else "0") * decimals if decimals else ""))
 
 
 @lru_cache(maxsize=None)

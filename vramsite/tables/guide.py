@@ -208,7 +208,7 @@ def comparison_table(guide: Guide, configs: list[tuple[str, int]]) -> Table:
         Column(Msg.of("VRAM"), True, "memory_gb"),
         Column(Msg.of("Bandwidth"), True, "bandwidth_gbps"),
         Column(Msg.of("Price per month"), True, "price"),
-        Column(Msg.of("Card-to-card link"), True, "link_gbps"),
+        Column(Msg.of("Card-to-card link, each way"), True, "link_gbps"),
     )
     rows = []
     for gpu_id, count in configs:

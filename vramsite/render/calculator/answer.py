@@ -225,9 +225,9 @@ def _full_batch(engine, view, offer, b: Figure, case: Case, room_bytes: Decimal)
     if sized_to_request(engine):
         return case.batch
     _, one = per_card_sequences(engine, view.model, offer.count, b, case.context, 1)
-    held = (room_bytes / one.value).to_integral_value(rounding=ROUND_FLOOR)
-    limit = serving_speed.sequence_limit(engine, offer.gpu)
-    return int(held if limit is None else min(held, limit))
+    held = given((room_bytes / one.value).to_integral_value(rounding=ROUND_FLOOR), "sequences", COUNT,
+                 "sequences the room holds")
+    return int(serving_speed.full_batch(held, engine, serving_speed.sequence_limit(engine, offer.gpu)).value)
 
 
 SPEED_CELLS = ("one", "per_million_one", "sequences", "full", "per_million", "first_token")

@@ -15,7 +15,7 @@ from ...calc.guide import Guide
 from ...calc.lookup import ranked_offers
 from ...calc.serving import kv_room_gib, serving_engine, sized_to_request, stored_weights
 from ...calc.serving_speed import read_parts, sequence_limit
-from ...calc.throughput import compute_format, matmul_share
+from ...calc.throughput import card_links, compute_format, matmul_share
 from ...units import BYTES_PER_GIB
 from ...load.model import Model
 from ...tables.selection_words import selection_words
@@ -291,7 +291,8 @@ def _card_rates(guide: Guide, gpu) -> dict:
                               _num(matmul_share(guide.data.speed.matmuls, gpu.id, fmt).value)]
     limits = {engine.id: _num(limit) for engine in guide.data.engines.engines
               if (limit := sequence_limit(engine, gpu)) is not None}
-    return {"link": _num(gpu.interconnect.gbps), "hourly": _num(hourly.value), "rates": rates, "limits": limits}
+    link, peer_link = card_links(gpu)
+    return {"link": _num(link.value), "peer_link": _num(peer_link.value), "hourly": _num(hourly.value), "rates": rates, "limits": limits}
 
 
 def _any_method(guide: Guide):

@@ -31,7 +31,7 @@ SAMPLE = {"context": 8192, "batch": 3, "params": 7, "layers": 32, "kv_heads": 8,
           "memory": 80, "bandwidth": 1000, "active": 5, "cache": 1, "need": 70, "resident": 14, "read": 14,
           "room": 10 ** 10, "stored": 10 ** 10, "weights": 10 ** 10, "dense_read": 10 ** 10, "expert_bytes": 10 ** 11,
           "experts": 64, "experts_per_token": 4, "hidden": 4096, "sequence": 10 ** 9, "tflops": 500,
-          "matmul_share": "0.8", "link": 64, "hourly": 2, "speed": 100}
+          "matmul_share": "0.8", "link": 64, "peer_link": 32, "hourly": 2, "speed": 100}
 """The numbers each template is worked out for: any will do where the formula does not branch on them."""
 
 
@@ -220,10 +220,11 @@ def _speed_templates(guide: Guide, pool: Pool, counts: list[int], engines: dict,
         ("sequence", "B", COUNT, "memory per sequence"),
         ("bandwidth", "GB/s", BANDWIDTH, "bandwidth"), ("tflops", "TFLOPS", FACTOR, "dense rate"),
         ("matmul_share", "", FACTOR, "share of the dense rate reached"),
-        ("link", "GB/s", BANDWIDTH, "card-to-card link"), ("hourly", "USD/GPU-hour", RATE, "price per GPU-hour"),
+        ("link", "GB/s", BANDWIDTH, "card-to-card link, one way"),
+        ("peer_link", "GB/s", BANDWIDTH, "link to one peer, one way"), ("hourly", "USD/GPU-hour", RATE, "price per GPU-hour"),
         ("speed", "tokens/s", THROUGHPUT, "tokens per second"))}
     rates = throughput.rates(figure["bandwidth"], guide.bandwidth_share, figure["tflops"], figure["matmul_share"],
-                             figure["link"])
+                             (figure["link"], figure["peer_link"]))
     layer_seconds = guide.data.speed.layer_step_s
 
     def weights(kind: str, tokens: Input) -> Figure:
