@@ -136,6 +136,11 @@ EXPECTED = {
                          layers=[{"kind": "sliding", "count": 18, "kv_heads": 8, "head_dim": 64, "window": 128},
                                  {"kind": "full", "count": 18, "kv_heads": 8, "head_dim": 64}],
                          experts={"total": 128, "active": 4, "shared": 0}),
+    # layer_types: three sliding layers in four (sliding_window_pattern LLLG), a 4,096-token window
+    "exaone-4.0-32b": dict(architecture="Exaone4ForCausalLM", hidden_size=5120, attention_heads=40,
+                           max_context=131072, vocab_size=102400,
+                           layers=[{"kind": "sliding", "count": 48, "kv_heads": 8, "head_dim": 128, "window": 4096},
+                                   {"kind": "full", "count": 16, "kv_heads": 8, "head_dim": 128}]),
     # full_attention_interval 4: layers 3, 7, ..., 47 full, the other 36 Gated DeltaNet
     "qwen3-next-80b-a3b": dict(architecture="Qwen3NextForCausalLM", hidden_size=2048, attention_heads=16,
                                max_context=262144, vocab_size=151936,
@@ -399,6 +404,9 @@ PUBLISHED = [
     ("llama-3.1-70b-instruct", "70", "70", "Llama 3.1 model card: 70B"),
     ("mistral-7b-v0.1", "7", "7", "Mistral-7B-v0.1 card: 7 billion parameters"),
     ("phi-4", "14", "14", "phi-4 card and technical report: 14B parameters"),
+    ("exaone-4.0-32b", "32.0", "32.0", "EXAONE 4.0 32B card: 32.0B parameters"),
+    ("qwen3-coder-480b-a35b-instruct", "480", "35", "Qwen3-Coder-480B-A35B-Instruct card: 480B in total, 35B "
+                                                     "activated"),
 ]
 
 
@@ -864,3 +872,24 @@ def test_an_empty_catalogue_gets_its_header(tmp_path):
     (tmp_path / CATALOGUE).write_text("\n", encoding="utf-8")
     add(tmp_path, CONFIGS / "qwen3-8b.json", model_id="qwen3-8b")
     assert (tmp_path / CATALOGUE).read_text(encoding="utf-8").startswith("# yaml-language-server: $schema=")
+
+
+def _without_layer_types(config: dict, **changes) -> None:
+    del config["layer_types"]
+    config.update(changes)
+
+
+def test_exaone_4_without_layer_types_reads_its_letter_pattern(tmp_path):
+    """The family's own rule, where a config gives sliding_window_pattern and no layer_types."""
+    config = edited_config(tmp_path, "exaone-4.0-32b", _without_layer_types)
+    add(with_weight_formats(tmp_path), config)
+    [entry] = catalogue_models(tmp_path)
+    assert [(group["kind"], group["count"]) for group in entry["layers"]] == [("sliding", 48), ("full", 16)]
+
+
+def test_exaone_4_with_a_pattern_of_other_letters_is_refused_at_its_line(tmp_path):
+    config = edited_config(tmp_path, "exaone-4.0-32b",
+                           lambda value: _without_layer_types(value, sliding_window_pattern="LLXG"))
+    assert problems(tmp_path, config) == [
+        f"{config}:{line_of(config, 'sliding_window_pattern')}: sliding_window_pattern: must spell its local and "
+        'global layers in L and G ("LLLG"), or give layer_types']

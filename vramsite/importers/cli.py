@@ -12,16 +12,15 @@ from ..layout import ENGINE_ROOT
 
 def add_model_command(commands, site_option: Callable, debug_option: Callable) -> argparse.ArgumentParser:
     """Add `model` (and its action `add`) to the command line's ``commands``."""
+    from .hf_config import ARCHITECTURES  # here, not at the top: every command builds this parser
     model = commands.add_parser(
         "model", help="add a real model to data/catalogue.yaml from its Hugging Face config.json",
         description="Work on the site's catalogue of real models. Editing guide: docs/editing.md.")
     actions = model.add_subparsers(dest="action", required=True, metavar="{add}")
     command = actions.add_parser(
         "add", help="read a config.json and append the model's entry to data/catalogue.yaml",
-        description="Read a Hugging Face config.json (LlamaForCausalLM, MistralForCausalLM, MixtralForCausalLM, "
-                    "Qwen2ForCausalLM, Qwen3ForCausalLM, Qwen3MoeForCausalLM, DeepseekV3ForCausalLM, "
-                    "Gemma3ForCausalLM, Gemma3ForConditionalGeneration, Phi3ForCausalLM, GptOssForCausalLM, "
-                    "Qwen3NextForCausalLM), print the catalogue entry it gives (its layers by kind, its "
+        description=f"Read a Hugging Face config.json ({', '.join(ARCHITECTURES)}), print the catalogue entry it "
+                    "gives (its layers by kind, its "
                     "parameter counts) and append it to the site's data/catalogue.yaml, keeping the file's "
                     "comments and order. On any problem nothing is written. Reads no network.")
     command.add_argument("config", type=Path, metavar="CONFIG", help="the model's config.json")

@@ -129,6 +129,21 @@ def _even_layers_slide(section: ConfigSection, count: int) -> Kinds:
     return tuple(SlidingAttention if index % 2 == 0 else FullAttention for index in range(count))
 
 
+def _letter_pattern(section: ConfigSection, count: int) -> Kinds | None:
+    """EXAONE 4.0: sliding_window_pattern spells a repeating run of local (L) and global (G) layers ("LLLG");
+    no window at all where sliding_window is null (llama.cpp, llama/llama.cpp/src/llama-model.cpp in
+    ollama/ollama@f63eea3: the 32B slides three layers in four)."""
+    if not section.given("sliding_window"):
+        return (FullAttention,) * count
+    pattern = section.value.get("sliding_window_pattern")
+    if not isinstance(pattern, str) or not pattern or set(pattern) - {"L", "G"}:
+        section.problem("sliding_window_pattern", "must spell its local and global layers in L and G (\"LLLG\"), "
+                                                  "or give layer_types")
+        return None
+    return tuple(SlidingAttention if pattern[index % len(pattern)] == "L" else FullAttention
+                 for index in range(count))
+
+
 _LLAMA = Family("Llama", _all(FullAttention))
 _MISTRAL = Family("Mistral", _windowed_when_set)
 _QWEN2 = Family("Qwen2", _qwen_window, qkv_bias=True)
@@ -142,6 +157,9 @@ _GEMMA3 = Family(
 # transformers Phi3 (src/transformers/models/phi3/modeling_phi3.py @00d4b3d): q, k and v in one qkv_proj and
 # gate and up in one gate_up_proj, Llama's sizes and no biases; every layer's attention takes config.sliding_window
 _PHI3 = Family("Phi-3", _windowed_when_set)
+# EXAONE 4.0 (ollama/ollama@f63eea3 llama/llama.cpp/src/llama-model.cpp, LLM_ARCH_EXAONE4): Llama's projections
+# without biases, a norm of head_dim on queries and keys, and two norms per layer, both after their block
+_EXAONE4 = Family("EXAONE 4.0", _letter_pattern, qk_norm=True)
 _GPT_OSS = Family("gpt-oss", _even_layers_slide, attention_sinks=True, expert_bias=True)
 _DEEPSEEK_V3 = Family("DeepSeek-V3", _all(LatentAttention), reads_layer_types=False)
 # transformers Qwen3NextConfig: full_attention_interval defaults to 4 (layers 3, 7, ... full)
@@ -160,6 +178,7 @@ ARCHITECTURES: dict[str, Family] = {
     "Gemma3ForConditionalGeneration": replace(_GEMMA3, text_config=True),
     "Phi3ForCausalLM": _PHI3,
     "GptOssForCausalLM": _GPT_OSS,
+    "Exaone4ForCausalLM": _EXAONE4,
     "Qwen3NextForCausalLM": _QWEN3_NEXT,
 }
 
@@ -367,19 +386,26 @@ def _experts(section: ConfigSection, layers: int | None) -> Experts | None:
     total, active = section.size(key), section.size("num_experts_per_tok")
     if total and active and active > total:
         section.problem("num_experts_per_tok", f"{active} is more than the {total} experts ({key})")
-    shared = section.count("n_shared_experts", 1 if section.given("shared_expert_intermediate_size") else 0)
+    shared_sized = _has_shared_size(section)
+    shared = section.count("n_shared_experts", 1 if shared_sized else 0)
     moe_size = "moe_intermediate_size" if section.given("moe_intermediate_size") else "intermediate_size"
     return Experts(total=total, active=active, shared=shared,
                    size=section.size(moe_size),
                    shared_size=_shared_size(section, shared),
                    dense_layers=_dense_layers(section, layers),
-                   shared_gate=section.given("shared_expert_intermediate_size"))
+                   shared_gate=shared_sized)
+
+
+def _has_shared_size(section: ConfigSection) -> bool:
+    """Whether the config sizes a shared expert (Qwen2-MoE, Qwen3-Next). Qwen3-MoE configs that carry the key
+    set it to 0 (Qwen3-Coder-480B): the family has no shared expert."""
+    return section.given("shared_expert_intermediate_size") and section.value["shared_expert_intermediate_size"] != 0
 
 
 def _shared_size(section: ConfigSection, shared: int | None) -> int:
     if not shared:
         return 0
-    if section.given("shared_expert_intermediate_size"):
+    if _has_shared_size(section):
         return section.size("shared_expert_intermediate_size")
     return section.size("moe_intermediate_size")  # DeepSeek-V3: a shared expert is as wide as a routed one
 
