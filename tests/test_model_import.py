@@ -136,6 +136,11 @@ EXPECTED = {
                          layers=[{"kind": "sliding", "count": 18, "kv_heads": 8, "head_dim": 64, "window": 128},
                                  {"kind": "full", "count": 18, "kv_heads": 8, "head_dim": 64}],
                          experts={"total": 128, "active": 4, "shared": 0}),
+    # DeepSeek-V3's layout, queries at full rank (no q_lora_rank); its first layer dense, two shared experts
+    "deepseek-v2-lite": dict(architecture="DeepseekV2ForCausalLM", hidden_size=2048, attention_heads=16,
+                             max_context=163840, vocab_size=102400,
+                             layers=[{"kind": "latent", "count": 27, "kv_lora_rank": 512, "rope_head_dim": 64}],
+                             experts={"total": 64, "active": 6, "shared": 2}),
     # layer_types: three sliding layers in four (sliding_window_pattern LLLG), a 4,096-token window
     "exaone-4.0-32b": dict(architecture="Exaone4ForCausalLM", hidden_size=5120, attention_heads=40,
                            max_context=131072, vocab_size=102400,
@@ -404,6 +409,7 @@ PUBLISHED = [
     ("llama-3.1-70b-instruct", "70", "70", "Llama 3.1 model card: 70B"),
     ("mistral-7b-v0.1", "7", "7", "Mistral-7B-v0.1 card: 7 billion parameters"),
     ("phi-4", "14", "14", "phi-4 card and technical report: 14B parameters"),
+    ("deepseek-v2-lite", "15.7", None, "DeepSeek-V2-Lite card: 15.7B total parameters"),
     ("exaone-4.0-32b", "32.0", "32.0", "EXAONE 4.0 32B card: 32.0B parameters"),
     ("qwen3-coder-480b-a35b-instruct", "480", "35", "Qwen3-Coder-480B-A35B-Instruct card: 480B in total, 35B "
                                                      "activated"),
@@ -435,6 +441,15 @@ def test_gpt_oss_active_count_is_openais_which_leaves_out_the_embedding_table():
     assert within_its_digits(count.total, "117")
     assert within_its_digits(count.active, "5.1")
     assert not within_its_digits(count.active + 201088 * 2880, "5.1")
+
+
+def test_deepseek_v2_lite_active_count_leaves_out_the_embedding_table():
+    """DeepSeek-V2-Lite card: "2.4B activated for each token"; like OpenAI, DeepSeek leaves out the input
+    embeddings (with them the count is 2.66B)."""
+    config = config_of("deepseek-v2-lite")
+    count = parameter_count(config)
+    assert within_its_digits(count.active, "2.4")
+    assert not within_its_digits(count.active + config.vocab_size * config.hidden_size, "2.4")
 
 
 @pytest.mark.parametrize("name, published", [("qwen2.5-7b", "6.53"), ("qwen3-32b", "31.2")])

@@ -161,7 +161,9 @@ _PHI3 = Family("Phi-3", _windowed_when_set)
 # without biases, a norm of head_dim on queries and keys, and two norms per layer, both after their block
 _EXAONE4 = Family("EXAONE 4.0", _letter_pattern, qk_norm=True)
 _GPT_OSS = Family("gpt-oss", _even_layers_slide, attention_sinks=True, expert_bias=True)
-_DEEPSEEK_V3 = Family("DeepSeek-V3", _all(LatentAttention), reads_layer_types=False)
+# DeepSeek-V2 and V3 are one architecture to llama.cpp (LLM_ARCH_DEEPSEEK2, as vendored at ollama/ollama@f63eea3):
+# V2-Lite projects queries at full rank (q_lora_rank null), the others through q_lora_rank
+_DEEPSEEK_V3 = Family("DeepSeek-V2/V3", _all(LatentAttention), reads_layer_types=False)
 # transformers Qwen3NextConfig: full_attention_interval defaults to 4 (layers 3, 7, ... full)
 _QWEN3_NEXT = Family("Qwen3-Next", _every_nth("full_attention_interval", 4, LinearAttention), qk_norm=True,
                      gated_attention=True)
@@ -173,6 +175,7 @@ ARCHITECTURES: dict[str, Family] = {
     "Qwen2ForCausalLM": _QWEN2,
     "Qwen3ForCausalLM": _QWEN3,
     "Qwen3MoeForCausalLM": _QWEN3,
+    "DeepseekV2ForCausalLM": _DEEPSEEK_V3,
     "DeepseekV3ForCausalLM": _DEEPSEEK_V3,
     "Gemma3ForCausalLM": _GEMMA3,
     "Gemma3ForConditionalGeneration": replace(_GEMMA3, text_config=True),
