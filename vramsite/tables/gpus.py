@@ -94,7 +94,7 @@ def catalogue_table(guide: Guide, columns: list[str] | None = None) -> Table:
                  for gpu in guide.gpus_by_memory())
     return Table(id="catalogue", caption=Msg.of("Every card we rent"), corner=Msg.of("GPU"),
                  columns=tuple(Column(Msg.of(entry.label_for(period)), entry.numeric, entry.key) for entry in shown),
-                 rows=rows)
+                 rows=rows, stacks=True)
 
 
 def gpu_specs_table(guide: Guide, gpu: str, rows: list[str] | None = None) -> Table:

@@ -221,7 +221,7 @@ def gpu_models_table(guide: Guide, gpu: str) -> Table | None:
                       figure_cell(view.usd_per_million_tokens(card, native.id)) if speed else Cell()]
         rows.append(Row(catalogue_model_header(view), tuple(cells), view.id))
     return Table(id=f"gpu-models-{card.id}", caption=Msg.of("Real models on one {card}", card=Text(card.name)),
-                 corner=Msg.of("Model"), columns=tuple(columns), rows=tuple(rows))
+                 corner=Msg.of("Model"), columns=tuple(columns), rows=tuple(rows), stacks=True)
 
 
 SERVING_TABLES = {
