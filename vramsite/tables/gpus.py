@@ -25,9 +25,12 @@ def memory_cell(gpu: GpuView) -> Cell:
 
 def interconnect_cell(gpu: GpuView) -> Cell:
     parts = (Msg.of(f"link:{gpu.interconnect_kind}"), Text(" "), Fig(gpu.link))
-    if gpu.all_to_all_cards is not None:
-        return Cell(parts, sub=Msg.of("all-to-all across {cards}", cards=Fig(gpu.all_to_all_cards)))
-    return Cell(parts)
+    if gpu.all_to_all_cards is None:
+        return Cell(parts)
+    if gpu.peer_link is not None:
+        return Cell(parts, sub=Msg.of("all-to-all across {cards}, {peer} to any one", cards=Fig(gpu.all_to_all_cards),
+                                      peer=Fig(gpu.peer_link)))
+    return Cell(parts, sub=Msg.of("all-to-all across {cards}", cards=Fig(gpu.all_to_all_cards)))
 
 
 def regions_cell(gpu: GpuView) -> Cell:
