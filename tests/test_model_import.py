@@ -130,6 +130,9 @@ EXPECTED = {
     # Phi-3's layout (fused qkv and gate-up projections, Llama's sizes); sliding_window null: no window
     "phi-4": dict(architecture="Phi3ForCausalLM", hidden_size=5120, attention_heads=40, max_context=16384,
                   vocab_size=100352, layers=[{"kind": "full", "count": 40, "kv_heads": 10, "head_dim": 128}]),
+    # Phi-2: full multi-head attention (32 KV heads of 80), no window
+    "phi-2": dict(architecture="PhiForCausalLM", hidden_size=2560, attention_heads=32, max_context=2048,
+                  vocab_size=51200, layers=[{"kind": "full", "count": 32, "kv_heads": 32, "head_dim": 80}]),
     # layer_types: even layers slide
     "gpt-oss-120b": dict(architecture="GptOssForCausalLM", hidden_size=2880, attention_heads=64,
                          max_context=131072, vocab_size=201088,
@@ -409,6 +412,7 @@ PUBLISHED = [
     ("llama-3.1-70b-instruct", "70", "70", "Llama 3.1 model card: 70B"),
     ("mistral-7b-v0.1", "7", "7", "Mistral-7B-v0.1 card: 7 billion parameters"),
     ("phi-4", "14", "14", "phi-4 card and technical report: 14B parameters"),
+    ("phi-2", "2.7", "2.7", "phi-2 card: a Transformer with 2.7 billion parameters"),
     ("qwen3-14b", "14.8", "14.8", "Qwen3-14B card: 14.8B parameters"),
     ("qwen3-235b-a22b", "235", "22", "Qwen3-235B-A22B card: 235B in total and 22B activated"),
     ("deepseek-v2-lite", "15.7", None, "DeepSeek-V2-Lite card: 15.7B total parameters"),
@@ -918,3 +922,14 @@ def test_exaone_4_with_a_pattern_of_other_letters_is_refused_at_its_line(tmp_pat
     assert problems(tmp_path, config) == [
         f"{config}:{line_of(config, 'sliding_window_pattern')}: sliding_window_pattern: must spell its local and "
         'global layers in L and G ("LLLG"), or give layer_types']
+
+
+def test_phi_2_counts_its_biases_its_layernorms_and_an_ungated_mlp():
+    """llama.cpp's LLM_ARCH_PHI2 tensors, one by one: the count is theirs to the parameter."""
+    hidden, inner, layers, vocab = 2560, 10240, 32, 51200
+    attention = 4 * hidden * hidden + 4 * hidden          # q, k, v and output, each with its bias
+    mlp = 2 * hidden * inner + inner + hidden              # up and down, each with its bias
+    layer_norm = 2 * hidden                                # weight and bias
+    head = vocab * hidden + vocab                          # the output head and its bias
+    expected = vocab * hidden + layers * (attention + mlp + layer_norm) + layer_norm + head
+    assert parameter_count(config_of("phi-2")).total == expected

@@ -86,6 +86,10 @@ class Family:
     tied_default: bool = False
     reads_layer_types: bool = True
     """whether a ``layer_types`` list in the config says each layer's kind"""
+    gated_mlp: bool = True
+    """the MLP is gate, up and down projections; otherwise up and down only (Phi-2)"""
+    biases_everywhere: bool = False
+    """every projection, every norm (LayerNorm: a weight and a bias) and the output head carry a bias (Phi-2)"""
 
     @property
     def text_path(self) -> tuple[str, ...]:
@@ -160,6 +164,9 @@ _PHI3 = Family("Phi-3", _windowed_when_set)
 # EXAONE 4.0 (ollama/ollama@f63eea3 llama/llama.cpp/src/llama-model.cpp, LLM_ARCH_EXAONE4): Llama's projections
 # without biases, a norm of head_dim on queries and keys, and two norms per layer, both after their block
 _EXAONE4 = Family("EXAONE 4.0", _letter_pattern, qk_norm=True)
+# Phi-2 (llama.cpp's LLM_ARCH_PHI2 tensors, ollama/ollama@f63eea3): one LayerNorm per layer before attention and
+# MLP side by side, biases on every projection and on the output head, an MLP of up and down projections only
+_PHI2 = Family("Phi-2", _all(FullAttention), norms_per_layer=1, gated_mlp=False, biases_everywhere=True)
 _GPT_OSS = Family("gpt-oss", _even_layers_slide, attention_sinks=True, expert_bias=True)
 # DeepSeek-V2 and V3 are one architecture to llama.cpp (LLM_ARCH_DEEPSEEK2, as vendored at ollama/ollama@f63eea3):
 # V2-Lite projects queries at full rank (q_lora_rank null), the others through q_lora_rank
@@ -179,6 +186,7 @@ ARCHITECTURES: dict[str, Family] = {
     "DeepseekV3ForCausalLM": _DEEPSEEK_V3,
     "Gemma3ForCausalLM": _GEMMA3,
     "Gemma3ForConditionalGeneration": replace(_GEMMA3, text_config=True),
+    "PhiForCausalLM": _PHI2,
     "Phi3ForCausalLM": _PHI3,
     "GptOssForCausalLM": _GPT_OSS,
     "Exaone4ForCausalLM": _EXAONE4,

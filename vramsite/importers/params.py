@@ -53,9 +53,11 @@ def tensor_classes(config: ModelConfig) -> ParameterClasses:
     embeddings, hidden = config.vocab_size * config.hidden_size, config.hidden_size
     layers, experts = len(config.layer_kinds), config.experts
     moe_layers = layers - experts.dense_layers if experts else 0
+    everywhere = config.family.biases_everywhere
+    norm = hidden * (2 if everywhere else 1)  # a LayerNorm's bias beside its weight
     return ParameterClasses(
         embedding=embeddings,
-        output_head=0 if config.tied_embeddings else embeddings,
+        output_head=0 if config.tied_embeddings else embeddings + (config.vocab_size if everywhere else 0),
         attention=sum(_attention(config, group) * config.layer_kinds.count(group.kind)
                       for group in config.layer_fields),
         dense_mlp=_dense_mlps(config),
@@ -64,7 +66,7 @@ def tensor_classes(config: ModelConfig) -> ParameterClasses:
         shared_experts=moe_layers * _shared_experts(config, experts) if experts else 0,
         router=moe_layers * (hidden * experts.total + (experts.total if config.family.expert_bias else 0))
         if experts else 0,
-        other=layers * config.family.norms_per_layer * hidden + hidden)  # the final norm
+        other=layers * config.family.norms_per_layer * norm + norm)  # the final norm
 
 
 def _attention(config: ModelConfig, group: LayerFields) -> int:
@@ -81,9 +83,9 @@ def _grouped_query_attention(config: ModelConfig) -> int:
     queries, keys = config.attention_heads * config.head_dim, config.kv_heads * config.head_dim
     weights = hidden * queries * (2 if family.gated_attention else 1) + 2 * hidden * keys + queries * hidden
     biases = 0
-    if family.qkv_bias or config.attention_bias:
+    if family.qkv_bias or config.attention_bias or family.biases_everywhere:
         biases += queries + 2 * keys
-    if config.attention_bias:
+    if config.attention_bias or family.biases_everywhere:
         biases += hidden
     norms = 2 * config.head_dim if family.qk_norm else 0
     sinks = config.attention_heads if family.attention_sinks else 0
@@ -126,13 +128,21 @@ OWN_PROJECTIONS = {LatentAttention: _latent_attention, LinearAttention: _gated_d
 def _dense_mlps(config: ModelConfig) -> int:
     experts, layers = config.experts, len(config.layer_kinds)
     if experts is None:
-        return layers * _gated_mlp(config, config.intermediate_size)
+        return layers * _mlp(config, config.intermediate_size)
     return experts.dense_layers * 3 * config.hidden_size * config.intermediate_size
 
 
 def _shared_experts(config: ModelConfig, experts: Experts) -> int:
     """One MoE layer's shared experts, with Qwen3-Next's one-output gate on them."""
     return experts.shared * _gated_mlp(config, experts.shared_size) + (config.hidden_size if experts.shared_gate else 0)
+
+
+def _mlp(config: ModelConfig, size: int) -> int:
+    """A dense model's MLP: gated, or up and down projections (with their biases where the family has them)."""
+    if config.family.gated_mlp:
+        return _gated_mlp(config, size)
+    biases = size + config.hidden_size if config.family.biases_everywhere else 0
+    return 2 * config.hidden_size * size + biases
 
 
 def _gated_mlp(config: ModelConfig, size: int) -> int:
