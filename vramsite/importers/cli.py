@@ -10,19 +10,28 @@ from pathlib import Path
 from ..layout import ENGINE_ROOT
 
 
+class _NamesArchitectures(argparse.ArgumentParser):
+    """A parser whose help names the architectures the importer knows, read from its table only when the help
+    is printed: importing the table (and the calculation it rests on) would cost every command ~150 ms."""
+
+    def format_help(self) -> str:
+        from .hf_config import ARCHITECTURES
+        if self.description:
+            self.description = self.description.replace("{architectures}", ", ".join(ARCHITECTURES))
+        return super().format_help()
+
+
 def add_model_command(commands, site_option: Callable, debug_option: Callable) -> argparse.ArgumentParser:
     """Add `model` (and its action `add`) to the command line's ``commands``."""
-    from .hf_config import ARCHITECTURES  # here, not at the top: every command builds this parser
     model = commands.add_parser(
         "model", help="add a real model to data/catalogue.yaml from its Hugging Face config.json",
         description="Work on the site's catalogue of real models. Editing guide: docs/editing.md.")
-    actions = model.add_subparsers(dest="action", required=True, metavar="{add}")
+    actions = model.add_subparsers(dest="action", required=True, metavar="{add}", parser_class=_NamesArchitectures)
     command = actions.add_parser(
         "add", help="read a config.json and append the model's entry to data/catalogue.yaml",
-        description=f"Read a Hugging Face config.json ({', '.join(ARCHITECTURES)}), print the catalogue entry it "
-                    "gives (its layers by kind, its "
-                    "parameter counts) and append it to the site's data/catalogue.yaml, keeping the file's "
-                    "comments and order. On any problem nothing is written. Reads no network.")
+        description="Read a Hugging Face config.json ({architectures}), print the catalogue entry it gives (its "
+                    "layers by kind, its parameter counts) and append it to the site's data/catalogue.yaml, "
+                    "keeping the file's comments and order. On any problem nothing is written. Reads no network.")
     command.add_argument("config", type=Path, metavar="CONFIG", help="the model's config.json")
     command.add_argument("--index", type=Path, metavar="PATH",
                          help="the checkpoint's model.safetensors.index.json: the total parameter count from "
