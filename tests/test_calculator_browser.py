@@ -10,6 +10,7 @@ they are absent.
 from __future__ import annotations
 
 import json
+import re
 from urllib.parse import urlparse
 
 import pytest
@@ -139,6 +140,26 @@ def test_a_reader_changes_the_case_and_the_link_gives_it_back(served, browser):
     assert f"model={data['models'][-1]['id']}" in query
     browser.get(browser.current_url)
     assert _answer_text(browser) == after
+
+
+def test_the_page_lists_its_own_model_and_the_script_lists_the_rest(served, browser):
+    """The built page names only the model it opens on (its size does not grow with the catalogue); once the
+    language's data is in, the list holds every model in the data's order, then the reader's own."""
+    site, out, base = served
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    locale = site.locales()[0]
+    page = f"{locale.segment}/{_guide_page(site)}"
+    built = (out / page).read_text(encoding="utf-8")
+    listed = re.search(r'<select id="calc-model" name="model">(.*?)</select>', built, re.S).group(1)
+    assert listed.count("<option") == 2 and 'value="custom"' in listed
+    browser.get(f"{base}/{page}")
+    data = _page_data(browser)
+    expected = [model["id"] for model in data["models"]] + ["custom"]
+    found = lambda driver: driver.execute_script(
+        "return Array.from(document.querySelector('#calc-model').options, o => o.value)")
+    WebDriverWait(browser, 10).until(lambda driver: found(driver) == expected)
+    assert browser.execute_script("return document.querySelector('#calc-model').value") == data["defaults"]["model"]
 
 
 def test_bad_input_is_named_beside_its_field(served, browser):

@@ -539,6 +539,20 @@ var VramCalculator = (function () {
   }
 
   // -- the page ------------------------------------------------------------------
+  // The page lists the model it opens on; the rest come from the language's data, before the reader's own
+  // option (custom), and the model a link asked for is chosen once it is listed.
+  function listModels(select, models, chosen) {
+    var custom = select.querySelector("option[value='custom']");
+    Array.prototype.slice.call(select.options).forEach(function (option) { if (option !== custom) option.remove(); });
+    models.forEach(function (model) {
+      var option = document.createElement("option");
+      option.value = model.id;
+      option.textContent = model.name;
+      select.insertBefore(option, custom);
+    });
+    select.value = chosen;
+  }
+
   var FIELDS = ["model", "method", "precision", "format", "engine", "card", "kv_precision", "context", "batch", "params", "layers", "kv_heads", "head_dim"];
   function init(root) {
     // The page holds the case it opens on; the language's data is one file for every page (data-source,
@@ -611,6 +625,7 @@ var VramCalculator = (function () {
     fetched(root.getAttribute("data-source")).then(function (found) {
       found.defaults = page.defaults;
       found.rooms = {};
+      listModels(form.elements.model, found.models, form.elements.model.value || query.get("model") || "");
       data = found;
       update(false);
     }, function () { dataFailed = true; update(false); });

@@ -60,7 +60,9 @@ def calculator_block(guide: Guide, fmt: Formatter, catalog: Catalog, language_da
     data = opening_on(language_data, model, card)
     page = {"defaults": data["defaults"], "ui": {msgid: catalog.gettext(msgid) for msgid in PAGE_UI}}
     # Inside <script>, "</script>" or "<!--" in a name would end the data early: no "<" is written raw.
-    return {"data": data, "defaults": data["defaults"], "ui": data["ui"], "custom_fields": CUSTOM_FIELDS,
+    opening = next(item for item in data["models"] if item["id"] == data["defaults"]["model"])
+    return {"data": data, "defaults": data["defaults"], "opening_model": opening, "ui": data["ui"],
+            "custom_fields": CUSTOM_FIELDS,
             "data_json": Markup(_json(page).replace("<", "\\u003c")),
             "answer_html": Markup(answer_html(answer(guide, fmt, catalog, default_case(data)), data))}
 
