@@ -210,13 +210,41 @@ def _shown_tables(site: Published) -> dict[str, int]:
     return counts
 
 
+def _download_links(site: Published) -> dict[tuple[str, str], list[str]]:
+    """(language, table id) -> the site paths the table's download line links, as a reader follows them."""
+    links: dict[tuple[str, str], list[str]] = {}
+    for path, tree in site.trees.items():
+        segment = path.split("/", 1)[0]
+        for figure in tree.iter(f"{XHTML}figure"):
+            table_id = (figure.get("id") or "").removeprefix("table-")
+            line = next((p for p in figure.iter(f"{XHTML}p") if "table-download" in (p.get("class") or "")), None)
+            if table_id == figure.get("id") or line is None:
+                continue
+            found = [posixpath.normpath(posixpath.join(posixpath.dirname(path), a.get("href")))
+                     for a in line.iter(f"{XHTML}a")]
+            assert links.setdefault((segment, table_id), found) == found, (path, table_id)
+    return links
+
+
+def download_record(files: dict[str, bytes], path: str, table_id: str) -> dict:
+    """The table's record in the JSON at ``path``: the file itself, or its entry in an item's file of tables."""
+    document = json.loads(files[path])
+    if "tables" not in document:
+        assert document["id"] == table_id, (path, table_id)
+        return document
+    found = [table for table in document["tables"] if table["id"] == table_id]
+    assert len(found) == 1, (path, table_id)
+    return found[0]
+
+
 def every_table_has_a_row_per_entry_of_the_data(site: Published) -> None:
     """Model tables a row per model, card tables a row per card; each download the rows the page shows."""
     data = site.guide.data
     models, gpus = [model.id for model in data.models], {gpu.id for gpu in data.gpus}
     per_model = ("inference", "finetune", "lookup", "context", "fits-", "context-", "ceilings-")
+    links = _download_links(site)
     for table_id, count in _shown_tables(site).items():
-        record = json.loads(site.files[f"data/en/{table_id}.json"])
+        record = download_record(site.files, links[("en", table_id)][0], table_id)
         keys = [row["key"] for row in record["rows"]]
         assert len(keys) == count, (table_id, "the download and the page differ in rows")
         if table_id in per_model[:4] or table_id.startswith(per_model[4:]):
@@ -232,10 +260,19 @@ def every_table_has_a_row_per_entry_of_the_data(site: Published) -> None:
 
 
 def every_table_shown_has_its_downloads(site: Published) -> None:
-    segments = [locale.segment for locale in site.guide.data.site.locales]
-    missing = [path for table_id in _shown_tables(site) for segment in segments for ext in ("json", "csv")
-               if (path := f"data/{segment}/{table_id}.{ext}") not in site.files]
-    assert not missing, missing
+    """Each table's download line, in each language, links files that are there: its own JSON and CSV, or
+    the one JSON of the item it is about, which holds it in that language."""
+    links = _download_links(site)
+    tags = {locale.segment: locale.tag for locale in site.guide.data.site.locales}
+    for table_id in _shown_tables(site):
+        for segment, tag in tags.items():
+            paths = links[(segment, table_id)]
+            assert paths and all(path in site.files for path in paths), (segment, table_id, paths)
+            if len(paths) == 1:
+                assert paths[0].startswith(f"data/{segment}/") and paths[0].endswith(".json"), paths
+                assert download_record(site.files, paths[0], table_id)["language"] == tag, (segment, table_id)
+            else:
+                assert paths == [f"data/{segment}/{table_id}.json", f"data/{segment}/{table_id}.csv"], paths
 
 
 MARKDOWN_LEFT = re.compile(r"^#{1,6} |\{#[\w-]+\}|^\|[-:| ]+\|$")

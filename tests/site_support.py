@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -67,3 +68,17 @@ def write_files(files: dict[str, bytes], out: Path) -> None:
         target = out / path
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(content)
+
+
+def table_download(files: dict[str, bytes], table_id: str, segment: str = "en") -> dict:
+    """A table's record as a reader downloads it in ``segment``'s language: its own JSON, or its entry in the
+    file of tables about the item it belongs to (data/<language>/<folder>/<item>.json)."""
+    own = files.get(f"data/{segment}/{table_id}.json")
+    if own is not None:
+        return json.loads(own)
+    found = [table for path, content in files.items()
+             if path.startswith(f"data/{segment}/") and path.count("/") == 3 and path.endswith(".json")
+             for table in json.loads(content).get("tables", ()) if table["id"] == table_id]
+    if len(found) != 1:
+        raise KeyError(f"{len(found)} downloads hold table {table_id!r} in {segment}")
+    return found[0]

@@ -115,6 +115,20 @@ def test_a_price_lists_the_changed_records_of_each_download(repo):
     assert any(h.endswith("· zh-CN (`zh-cn/pricing.html`)") for h in page_headings(report))
 
 
+def test_a_change_in_a_models_file_of_tables_is_reported_table_by_table():
+    from vramsite.changes.files import file_changes
+
+    table = {"id": "model-kv-m", "language": "en", "caption": "M KV cache", "rows": [
+        {"key": "bf16", "header": "BF16", "cells": {"kv_8192": {"value": "1.07", "exact": "1.073741824", "unit": "GB"}}}]}
+    other = {**table, "id": "model-weights-m", "rows": []}
+    before = json.dumps({"language": "en", "tables": [table, other]}).encode()
+    table["rows"][0]["cells"]["kv_8192"]["value"] = "1.1"
+    after = json.dumps({"language": "en", "tables": [table, other]}).encode()
+    path = "data/en/models/m.json"
+    assert file_changes({path: before}, {path: after}, [path]) == [
+        f"- `{path}`:", "  - `model-kv-m bf16`: kv_8192.value `1.07` → `1.1`"]
+
+
 def test_a_change_seen_only_in_a_download_is_reported(tmp_path):
     site = assemble_seed_site(tmp_path / "site", "000")
     before = site_text(site)

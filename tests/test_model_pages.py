@@ -8,6 +8,7 @@ with the cheapest card to run is checked on a copy of the site whose prices are 
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from decimal import Decimal
@@ -19,6 +20,7 @@ import yaml
 import data_edits as edits
 from data_edits import live_copy, render_page, set_price
 from vramsite.publish.site import SiteBuild
+from site_support import table_download
 
 ROOT = Path(__file__).resolve().parent.parent
 BILLION = Decimal(10) ** 9
@@ -37,7 +39,7 @@ def entries() -> dict[str, dict]:
 
 
 def _download(files, table_id: str) -> dict:
-    return json.loads(files[f"data/en/{table_id}.json"])
+    return table_download(files, table_id)
 
 
 def _cells(files, table_id: str, row: str) -> dict:
@@ -292,3 +294,36 @@ def test_the_methods_section_and_the_calculator_name_the_selection_rule(tmp_path
     assert "先取最少卡数，再取显存最小的卡，最后取价格最低的" in smallest_twin["zh-cn"]
     assert '<p class="calc-choice"><strong>Smallest fit</strong>' in smallest_html["en"]
     assert '<p class="calc-choice"><strong>最小的够用配置</strong>' in smallest_html["zh-cn"]
+
+
+def test_each_model_has_one_file_of_tables_per_language_linked_from_its_page(built):
+    """At thousands of models, two files per table per language would be ~32 files a model: its tables are one
+    JSON per language instead, each table's record what the table's own download would hold."""
+    from vramsite.publish.downloads import table_record
+    from vramsite.render.inline import InlineRenderer
+
+    build, files = built
+    tables = {table.id: table for table in build.tables.shown()}
+    for locale in build.data.site.locales:
+        say = InlineRenderer.plain(build.formatter(locale))
+        for model in build.data.catalogue:
+            path = f"data/{locale.segment}/models/{model.id}.json"
+            document = json.loads(files[path])
+            page = files[f"{locale.segment}/models/{model.id}.html"].decode()
+            shown = sorted(set(re.findall(r'id="table-(model-[a-z]+-' + re.escape(model.id) + ')"', page)))
+            assert [table["id"] for table in document["tables"]] == shown, (locale.segment, model.id)
+            assert document["tables"] == [table_record(tables[table_id], say) for table_id in shown]
+            assert page.count(f'href="../../data/{locale.segment}/models/{model.id}.json"') == len(shown)
+            assert not any(f"data/{locale.segment}/{table_id}.{ext}" in files for table_id in shown
+                           for ext in ("json", "csv"))
+
+
+def test_a_models_files_are_its_pages_its_tables_and_its_engine_figures(built):
+    """What the site writes for one model, which sets how the output grows with the catalogue."""
+    _, files = built
+    model = "llama-3.1-8b"
+    named = sorted(path for path in files if path.rsplit("/", 1)[-1].startswith(f"{model}."))
+    assert named == sorted([*(f"{segment}/models/{model}.html{twin}" for segment in ("en", "zh-cn")
+                              for twin in ("", ".md")),
+                            *(f"data/{segment}/models/{model}.json" for segment in ("en", "zh-cn")),
+                            f"data/serving/{model}.json"])

@@ -20,6 +20,7 @@ import yaml
 
 from calculator_support import NODE, run_node
 from cli_support import ROOT, copy_engine
+from site_support import table_download
 
 LLAMA_8B = ROOT / "tests" / "fixtures" / "hf_configs" / "llama-3.1-8b.json"
 CATALOGS = ("en", "zh_CN")
@@ -62,7 +63,8 @@ def add_message(root: Path, msgid: str, texts: dict[str, str]) -> None:
 
 
 def table_rows(out: Path, table: str) -> dict[str, dict]:
-    rows = json.loads((out / "data" / "en" / f"{table}.json").read_text(encoding="utf-8"))["rows"]
+    files = {path.relative_to(out).as_posix(): path.read_bytes() for path in (out / "data" / "en").rglob("*.json")}
+    rows = table_download(files, table)["rows"]
     return {row["key"]: row["cells"] for row in rows}
 
 

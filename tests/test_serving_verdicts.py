@@ -17,6 +17,7 @@ from vramsite.calc.figure import MEMORY, given
 from vramsite.calc.serving import heads_split_refused, serving_engine, verdict
 from vramsite.publish.site import SiteBuild
 from vramsite.render.calculator import serving_path
+from site_support import table_download
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -28,7 +29,7 @@ def built():
 
 
 def _rows(files, table_id: str) -> dict:
-    return {row["key"]: row["cells"] for row in json.loads(files[f"data/en/{table_id}.json"])["rows"]}
+    return {row["key"]: row["cells"] for row in table_download(files, table_id)["rows"]}
 
 
 def test_gpt_oss_120b_does_not_start_on_any_80_gb_card_in_the_format_it_ships_in(built):
@@ -47,7 +48,7 @@ def test_gpt_oss_120b_does_not_start_on_any_80_gb_card_in_the_format_it_ships_in
 def test_every_model_page_leads_with_its_native_format_and_names_the_engine(built):
     build, files = built
     for view in build.guide.catalogue:
-        rows = json.loads(files[f"data/en/model-serving-{view.id}.json"].decode())["rows"]
+        rows = table_download(files, f"model-serving-{view.id}")["rows"]
         assert rows[0]["key"] == view.native_format().id, view.id
         page = files[f"en/models/{view.id}.html.md"].decode()
         assert f"It ships in {view.native_format().name}" in page, view.id

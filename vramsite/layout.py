@@ -117,6 +117,11 @@ def download_path(table_id: str, ext: str, segment: str) -> str:
     return f"data/{segment}/{table_id}.{ext}"
 
 
+def bundle_path(folder: str, item: str, segment: str) -> str:
+    """Where the tables about one item live together in one language: data/en/models/llama-3.1-8b.json."""
+    return f"data/{segment}/{folder}/{item}.json"
+
+
 def relative_url(path: str, folder: str) -> str:
     """The URL of the site file ``path`` from a page in ``folder`` ("" or "." for the site's root), both
     plain paths inside the site: ``posixpath.relpath``'s answer without its two calls for the working folder."""

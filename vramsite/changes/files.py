@@ -1,6 +1,6 @@
 """The files besides the pages (downloads, charts, sitemap.xml, llms.txt): what changed in each, record by
-record for a table's downloads (a JSON file and its CSV twin together), address by address for the sitemap,
-line by line otherwise."""
+record for a table's downloads (a JSON file and its CSV twin together; an item's file of several tables, table
+by table), address by address for the sitemap, line by line otherwise."""
 
 from __future__ import annotations
 
@@ -65,8 +65,16 @@ def _details(path: str, before: bytes, after: bytes) -> list[str] | None:
 
 
 def _json_records(text: str) -> dict[str, dict[str, str]]:
-    """A download's rows by key, each cell's fields as text ("cost.value"); its caption, columns and notes as `(table)`."""
+    """A download's rows by key, each cell's fields as text ("cost.value"); its caption, columns and notes as
+    `(table)`; in an item's file of several tables, each table's the same, keyed "<table id> <row key>"."""
     document = json.loads(text)
+    if isinstance(document, dict) and isinstance(document.get("tables"), list):
+        return {f"{table.get('id')} {key}": fields for table in document["tables"] if isinstance(table, dict)
+                for key, fields in _table_records(table).items()}
+    return _table_records(document)
+
+
+def _table_records(document) -> dict[str, dict[str, str]]:
     if not isinstance(document, dict) or not isinstance(document.get("rows"), list):
         raise ValueError("not a table")
     records = {"(table)": {name: _scalar(value) for name, value in document.items() if name != "rows"}}

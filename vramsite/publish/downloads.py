@@ -1,4 +1,6 @@
-"""Every table the site shows, also as data: data/<language>/<table id>.json and .csv.
+"""Every table the site shows, also as data: data/<language>/<table id>.json and .csv, or, for a table
+about one item of a catalogue that may hold thousands (a model), that item's one file with all its tables:
+data/<language>/models/<id>.json, ``{"language": ..., "tables": [record, ...]}`` in table id order.
 
 Built from the same ``Table`` objects the pages print, once per language:
 captions, column labels, row headers, notes and words read as that language's
@@ -36,7 +38,7 @@ from decimal import Decimal
 
 from ..calc.figure import Figure
 from ..errors import InputError, Problem
-from ..layout import download_path
+from ..layout import bundle_path, download_path
 from ..render.numbers import rounded
 from ..tables.model import Cell, Fig, Table
 from .json_text import dumps_indented
@@ -181,11 +183,20 @@ def table_csv(table: Table, say, record: dict | None = None) -> bytes:
     return out.getvalue().encode("utf-8")
 
 
-def table_files(table: Table, segment: str, say) -> dict[str, bytes]:
-    """The table's two files in one language (``say``: that language's InlineRenderer in plain text)."""
+def table_files(table: Table, segment: str, say) -> dict[str, bytes | dict]:
+    """The table's two files in one language (``say``: that language's InlineRenderer in plain text); a bundled
+    table's record under its bundle's path instead, for ``download_files`` to join with the bundle's others."""
     record = table_record(table, say)
+    if table.bundle is not None:
+        return {bundle_path(table.bundle.folder, table.bundle.item, segment): record}
     return {download_path(table.id, ext, segment): write(table, say, record)
             for ext, write in (("json", table_json), ("csv", table_csv))}
+
+
+def bundle_json(records: dict[str, dict]) -> bytes:
+    """One item's tables in one language (``records``: table id -> record), in table id order."""
+    tables = [records[table_id] for table_id in sorted(records)]
+    return (dumps_indented({"language": tables[0]["language"], "tables": tables}, 2) + "\n").encode("utf-8")
 
 
 def download_files(tables: Iterable[tuple[Hashable, Table]], languages: dict,
@@ -196,15 +207,18 @@ def download_files(tables: Iterable[tuple[Hashable, Table]], languages: dict,
     elsewhere (by the worker that rendered the language), used as they are."""
     written = written or {}
     files: dict[str, bytes] = {}
+    bundles: dict[str, dict[str, dict]] = {}
     problems = []
     for key, table in tables:
         for segment, say in languages.items():
             made = written.get((key, segment))
             for path, content in (made if made is not None else table_files(table, segment, say)).items():
-                if files.get(path, content) != content:
+                held = bundles.setdefault(path, {}) if isinstance(content, dict) else files
+                slot = table.id if isinstance(content, dict) else path
+                if held.get(slot, content) != content:
                     problems.append(Problem("vramsite/tables", None, table.id,
                                             f"two different tables have the id {table.id!r}; give each its own"))
-                files[path] = content
+                held[slot] = content
     if problems:
         raise InputError(sorted(set(problems), key=str))
-    return files
+    return {**files, **{path: bundle_json(records) for path, records in bundles.items()}}

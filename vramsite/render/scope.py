@@ -45,7 +45,7 @@ from markupsafe import Markup
 
 from ..calc import Guide
 from ..calc.figure import COUNT, PRICE, Figure, given
-from ..layout import download_path, relative_url
+from ..layout import bundle_path, download_path, relative_url
 from ..load.model import LocaleConfig, Pricing, SiteConfig
 from ..load.text import excerpt
 from ..load.reads import ReadCache, apart
@@ -171,8 +171,15 @@ class Scope:
         return Markup('<div class="chart" style="overflow-x:auto;margin:1.5rem 0">\n{}\n</div>').format(Markup(svg))
 
     def download(self, table) -> Markup:
-        """'Download: JSON · CSV', linking the table's files in this page's language under data/ (relative)."""
+        """'Download: JSON · CSV', linking the table's files in this page's language under data/ (relative); for
+        a bundled table, its one JSON with the other tables about the same item."""
         here = posixpath.dirname(self.page_path)
+        if table.bundle is not None:
+            url = relative_url(bundle_path(table.bundle.folder, table.bundle.item, self.locale.segment), here)
+            link = (Markup("[JSON]({})").format(Markup(url)) if self.mode == MD
+                    else Markup('<a href="{}" type="application/json" download>JSON</a>').format(url))
+            return self.inline.message("Download: {json}, one file with every table about {subject}", json=link,
+                                       subject=table.bundle.subject)
         links = {}
         for ext, label, kind in (("json", "JSON", "application/json"), ("csv", "CSV", "text/csv")):
             url = relative_url(download_path(table.id, ext, self.locale.segment), here)

@@ -13,7 +13,7 @@ from ..calc.figure import COUNT, Figure, given
 from ..calc.guide import Guide
 from ..calc.model_views import ModelView
 from ..load.model import Method, MethodKind, Period
-from .model import Cell, Column, Fig, Flag, Link, Msg, Names, Row, Table, Text
+from .model import Bundle, Cell, Column, Fig, Flag, Link, Msg, Names, Row, Table, Text
 from .selection_words import selection_words
 
 
@@ -37,6 +37,11 @@ def model_header(model: ModelView, sub=None) -> Cell:
 def catalogue_model_header(model, sub=None) -> Cell:
     """A real model's name, linked to its page."""
     return Cell(Link(("model", model.id), Text(model.name)), sub=sub)
+
+
+def model_bundle(model) -> Bundle:
+    """The one download of a real model's tables, in each language: data/<language>/models/<id>.json."""
+    return Bundle("models", model.id, Text(model.name))
 
 
 def gpu_header(gpu, sub=None) -> Cell:

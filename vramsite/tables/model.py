@@ -101,6 +101,17 @@ class Row:
 
 
 @dataclass(frozen=True, slots=True)
+class Bundle:
+    """The one download a table shares with the other tables about the same item (a model): a catalogue of
+    thousands of models gets one file per model and language instead of two per table."""
+
+    folder: str
+    item: str
+    subject: Inline
+    """What the tables are about, as the download's link names it: the model's name."""
+
+
+@dataclass(frozen=True, slots=True)
 class Table:
     id: str
     caption: Inline
@@ -115,3 +126,5 @@ class Table:
     stacks: bool = False
     """On a phone each row shows as a block, every value under its column's name, instead of a grid wider than
     the screen: for a list a reader looks an item up in, not one whose columns are compared."""
+    bundle: Bundle | None = None
+    """Where the table is downloaded with the other tables about its item; None: a JSON and a CSV of its own."""

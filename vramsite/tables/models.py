@@ -8,7 +8,7 @@ from __future__ import annotations
 from ..calc.guide import Guide
 from ..calc.model_views import CatalogueView
 from ..load.model import MethodKind
-from .guide import catalogue_model_header, figure_cell, lookup_answer, method_label, tokens_label
+from .guide import catalogue_model_header, figure_cell, lookup_answer, method_label, model_bundle, tokens_label
 from .model import Cell, Column, Fig, Flag, Msg, Names, Row, Table, Text
 from .selection_words import selection_words
 from .serving import choice_cell
@@ -78,7 +78,8 @@ def model_kv_table(guide: Guide, model: str, contexts: list[int]) -> Table:
         notes = (Msg.of("Each sequence also keeps {state} of linear-attention state, whatever its length.",
                         state=Fig(view.state_per_sequence)),)
     return Table(id=f"model-kv-{view.id}", caption=Msg.of("{model} KV cache, one sequence", model=Text(view.name)),
-                 corner=Msg.of("KV cache format"), columns=tuple(columns), rows=tuple(rows), notes=notes)
+                 corner=Msg.of("KV cache format"), columns=tuple(columns), rows=tuple(rows), notes=notes,
+                 bundle=model_bundle(view))
 
 
 def model_methods_table(guide: Guide, model: str) -> Table:
@@ -91,7 +92,7 @@ def model_methods_table(guide: Guide, model: str) -> Table:
                      method.id)
                  for method in guide.columns if method.kind != MethodKind.INFERENCE)
     return Table(id=f"model-methods-{view.id}", caption=Msg.of(words.methods_caption, model=Text(view.name)),
-                 corner=Msg.of("Method"), columns=columns, rows=rows)
+                 corner=Msg.of("Method"), columns=columns, rows=rows, bundle=model_bundle(view))
 
 
 MODEL_TABLES = {

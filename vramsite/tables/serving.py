@@ -12,7 +12,7 @@ from __future__ import annotations
 from ..calc.guide import Guide
 from ..calc.model_views import CatalogueView
 from ..calc.serving import Verdict, in_gb, longest_context, room_tokens, sequences_held, serving_engine
-from .guide import cards_label, catalogue_model_header, figure_cell, gpu_header, tokens_label
+from .guide import cards_label, catalogue_model_header, figure_cell, gpu_header, model_bundle, tokens_label
 from .model import Cell, Column, Fig, Flag, Link, Msg, Row, Table, Text
 
 NATIVE = "the checkpoint’s format"
@@ -60,7 +60,7 @@ def model_formats_table(guide: Guide, model: str) -> Table:
                       Cell(Text(engine_name(guide, weight_format)))), weight_format.id)
                  for weight_format in view.formats())
     return Table(id=f"model-weights-{view.id}", caption=Msg.of("{model} weights by format", model=Text(view.name)),
-                 corner=Msg.of("Format"), columns=columns, rows=rows)
+                 corner=Msg.of("Format"), columns=columns, rows=rows, bundle=model_bundle(view))
 
 
 def model_serving_table(guide: Guide, model: str) -> Table:
@@ -85,7 +85,7 @@ def model_serving_table(guide: Guide, model: str) -> Table:
                         weight_format.id))
     caption = Msg.of("Where {model} starts, by format", model=Text(view.name))
     return Table(id=f"model-serving-{view.id}", caption=caption, corner=Msg.of("Format"), columns=columns,
-                 rows=tuple(rows))
+                 rows=tuple(rows), bundle=model_bundle(view))
 
 
 def _per_card(guide: Guide, view: CatalogueView, kind: str, caption: Msg, card_figure, cell_of,
@@ -102,7 +102,8 @@ def _per_card(guide: Guide, view: CatalogueView, kind: str, caption: Msg, card_f
             answer = view.serve(weight_format.id, card.gpu, 1, context=context, sequences=1)
             cells.append((answer.starts and cell_of(card, answer)) or refusal_cell(answer))
         rows.append(Row(gpu_header(card, Fig(card_figure(card))), tuple(cells), card.id))
-    return Table(id=f"model-{kind}-{view.id}", caption=caption, corner=Msg.of("GPU"), columns=columns, rows=tuple(rows))
+    return Table(id=f"model-{kind}-{view.id}", caption=caption, corner=Msg.of("GPU"), columns=columns, rows=tuple(rows),
+                 bundle=model_bundle(view))
 
 
 def model_context_table(guide: Guide, model: str) -> Table:
@@ -162,7 +163,7 @@ def model_speed_table(guide: Guide, model: str, context: int | None = None) -> T
                      context=tokens_label(context or guide.data.inference.context_tokens),
                      method=Text(view.native_format().name))
     return Table(id=f"model-speed-{view.id}", caption=caption, corner=Msg.of("Configuration"), columns=columns,
-                 rows=tuple(rows))
+                 rows=tuple(rows), bundle=model_bundle(view))
 
 
 def model_cost_table(guide: Guide, model: str) -> Table | None:
@@ -191,7 +192,7 @@ def model_cost_table(guide: Guide, model: str) -> Table | None:
     return Table(id=f"model-cost-{view.id}",
                  caption=Msg.of("What {model} costs per million output tokens, {method}", model=Text(view.name),
                                 method=Text(view.native_format().name)),
-                 corner=Msg.of("Configuration"), columns=columns, rows=tuple(rows))
+                 corner=Msg.of("Configuration"), columns=columns, rows=tuple(rows), bundle=model_bundle(view))
 
 
 def gpu_models_table(guide: Guide, gpu: str) -> Table | None:
