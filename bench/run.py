@@ -309,7 +309,7 @@ def main() -> int:
         results["cold build ÷ Hugo cold"].update(equivalent)
         results["cold build ÷ Hugo cold"]["vramsite twins"] = sum(1 for _ in out.rglob("*.html.md"))
         results["cold build ÷ Hugo cold"]["Hugo twins"] = sum(1 for _ in (scratch / "hugo-out").rglob("*.md"))
-        results["cold build ÷ Hugo cold"]["target"] = 2.0
+        results["cold build ÷ Hugo cold"]["reference"] = 2.0
         one_process = before(cold(site, out, trash), build(site, out, "--jobs", "1"))
         one_process_pairs = paired(count, one_process, hugo_cold)
         results["cold build, one process ÷ Hugo cold"] = one_process_pairs.figures("vramsite", "Hugo")
@@ -329,7 +329,7 @@ def main() -> int:
         after = snapshot(out)
         results["price-edit rebuild ÷ Hugo cold"]["files written"] = changed(state, after)
         results["price-edit rebuild ÷ Hugo cold"]["search index files written"] = changed(state, after, index=True)
-        results["price-edit rebuild ÷ Hugo cold"]["target"] = 1.0
+        results["price-edit rebuild ÷ Hugo cold"]["reference"] = 1.0
 
         prices = site / "data" / "prices.yaml"
         built_prices = prices.read_text(encoding="utf-8")
@@ -394,8 +394,12 @@ def main() -> int:
 def report(results: dict, cards: int, sizes: tuple[int, int]) -> None:
     for name, figures in results.items():
         shown = [f"{key} {value:.3f}" if isinstance(value, float) else f"{key} {value}"
-                 for key, value in figures.items() if key not in ("ratios", "target")]
+                 for key, value in figures.items() if key not in ("ratios", "target", "reference")]
         print(f"{name}: " + ", ".join(shown))
+    print("\nagainst Hugo, a reference and not a gate (median of the pair-by-pair ratios):")
+    for name, figures in results.items():
+        if "reference" in figures:
+            print(f"  {name}: {figures['ratio']:.2f} (the old target: <= {figures['reference']:.2f})")
     print("\ntargets (median of the pair-by-pair ratios):")
     for name, figures in results.items():
         if "target" in figures and "ratio" in figures:

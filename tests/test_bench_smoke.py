@@ -39,3 +39,32 @@ def test_bench_quick_runs_and_reports_every_comparison(tmp_path):
     assert any(name.startswith("synthetic") for name in figures)
     assert figures["peak memory"]["largest process MiB"] > 0
     assert "targets (median of the pair-by-pair ratios)" in run.stdout
+    assert "against Hugo, a reference and not a gate" in run.stdout
+
+
+def test_bench_scale_grows_the_catalogue_and_reports_each_figure_beside_its_target(tmp_path):
+    out = tmp_path / "scale.json"
+    run = subprocess.run([sys.executable, str(ROOT / "bench" / "scale.py"), "--sizes", "20", "--json", str(out)],
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    (row,) = json.loads(out.read_text(encoding="utf-8"))
+    assert row["models"] == 20 and row["cold build s"] > 0 and row["price edit s"] > 0 and row["peak MiB"] > 0
+    assert row["files"] > 0 and row["MB"] > 0
+    assert "| target at 2,000 | ≤ 60 | ≤ 20 |" in run.stdout
+
+
+def test_the_grown_catalogue_is_the_sites_own_entries_and_copies_of_them():
+    sys.path.insert(0, str(ROOT / "bench"))
+    from scale import grown_catalogue
+
+    import yaml
+
+    text = (ROOT / "data" / "catalogue.yaml").read_text(encoding="utf-8")
+    own = yaml.safe_load(text)["models"]
+    grown = yaml.safe_load(grown_catalogue(text, 2 * len(own) + 1))["models"]
+    assert grown[:len(own)] == own
+    assert [entry["id"] for entry in grown[len(own):]] == [
+        *(f"{entry['id']}-copy1" for entry in own), f"{own[0]['id']}-copy2"]
+    assert {key: value for key, value in grown[len(own)].items() if key not in ("id", "name")} == {
+        key: value for key, value in own[0].items() if key not in ("id", "name")}
+    assert len({entry["id"] for entry in grown}) == len(grown)
