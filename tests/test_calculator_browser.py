@@ -18,7 +18,7 @@ import pytest
 from browser_support import chromium, needs_chromium, serving
 from calculator_support import SITES, SiteCalculator, state_of
 from vramsite.render.calculator import INFERENCE, Case, calculator_path, serving_path
-from vramsite.render.calculator.markup import PAGE_UI
+from vramsite.render.calculator.markup import PAGE_UI, default_case
 from site_support import write_files
 
 pytestmark = needs_chromium
@@ -162,6 +162,33 @@ def test_the_page_lists_its_own_model_and_the_script_lists_the_rest(served, brow
     assert browser.execute_script("return document.querySelector('#calc-model').value") == data["defaults"]["model"]
 
 
+def test_more_configurations_are_drawn_when_the_reader_opens_them(served, browser):
+    """The page and the script leave "More configurations" empty (a model page would otherwise carry a closed
+    table of every configuration); opening it draws the rest of the answer's offers, closing it empties it."""
+    site, out, base = served
+    model = next(iter(site.build.data.catalogue), None)
+    if model is None:
+        pytest.skip("this site has no catalogue models")
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    locale = site.locales()[0]
+    page = f"{locale.segment}/models/{model.id}.html"
+    built = (out / page).read_text(encoding="utf-8")
+    assert re.search(r'<details class="calc-more"><summary>[^<]*</summary></details>', built)
+    browser.get(f"{base}/{page}")
+    _answer_text(browser)
+    expected = site.answer(locale, default_case(_page_data(browser)))
+    rest = [offer["config"] for offer in expected["offers"][_page_data(browser)["offers_shown"]:]]
+    assert rest
+    rows = lambda driver: [cell.get_attribute("textContent")
+                           for cell in driver.find_elements("css selector", ".calc-more tbody th")]
+    assert rows(browser) == []
+    browser.find_element("css selector", ".calc-more summary").click()
+    WebDriverWait(browser, 5).until(lambda driver: rows(driver) == rest)
+    browser.find_element("css selector", ".calc-more summary").click()
+    WebDriverWait(browser, 5).until(lambda driver: rows(driver) == [])
+
+
 def test_bad_input_is_named_beside_its_field(served, browser):
     site, _, base = served
     from selenium.webdriver.support.ui import Select
@@ -233,8 +260,12 @@ def test_a_reader_picks_another_engine_and_reads_its_answer(served, browser):
         text = _answer_text(browser)
         choice = expected["choice"]
         assert (choice.get("none") or choice["config"]) in text, engine
+        for more in browser.find_elements("css selector", ".calc-more summary"):
+            more.click()  # the rest of the configurations are drawn when the reader opens them
         assert [row["config"] for row in expected["offers"]] == [  # those behind "More configurations" too
             cell.get_attribute("textContent") for cell in browser.find_elements("css selector", ".calc-offers tbody th")], engine
+        for more in browser.find_elements("css selector", ".calc-more summary"):
+            more.click()  # closed again, as a reloaded page opens it
     query = urlparse(browser.current_url).query
     assert f"engine={data['engines'][-1]['id']}" in query
     after = _answer_text(browser)

@@ -425,7 +425,7 @@ var VramCalculator = (function () {
       out.push(offersTable(offers.slice(0, shown), heads, ui, result.caption, true));
       if (offers.length > shown) {
         var more = ui["More configurations ({count})"].replace("{count}", String(offers.length - shown));
-        out.push('<details class="calc-more"><summary>' + e(more) + "</summary>" + offersTable(offers.slice(shown), heads, ui, more, false) + "</details>");
+        out.push('<details class="calc-more"><summary>' + e(more) + "</summary></details>");
       }
     }
     return out.join("");
@@ -444,6 +444,13 @@ var VramCalculator = (function () {
     if (offers.some(function (o) { return o.ceiling; })) heads.push("Decode ceiling");
     if (offers.some(function (o) { return o.one; })) heads = heads.concat(SPEED_HEADS);
     return heads;
+  }
+  // The configurations behind "More configurations", drawn when the reader opens it (the page's markup and
+  // answerHtml leave it empty): into ``more`` while open, emptied when it closes.
+  function fillMore(more, result, data) {
+    var summary = more.querySelector("summary"), shown = data.offers_shown, offers = result.offers;
+    while (summary.nextSibling) more.removeChild(summary.nextSibling);
+    if (more.open) more.insertAdjacentHTML("beforeend", offersTable(offers.slice(shown), offerHeads(result), data.ui, summary.textContent, false));
   }
   function offersTable(offers, heads, ui, name, caption) {
     var out = ['<div class="calc-offers" role="region" tabindex="0" aria-label="' + e(name) + '"><table>'];
@@ -563,7 +570,7 @@ var VramCalculator = (function () {
     var form = root.querySelector("form"), out = root.querySelector(".calc-out"), status = root.querySelector(".calc-status"), link = root.querySelector(".calc-link");
     var query = new URLSearchParams(window.location.search), asked = false;
     FIELDS.forEach(function (name) { if (query.has(name) && form.elements[name]) { form.elements[name].value = query.get(name); asked = true; } });
-    var shown = out.innerHTML, dataFailed = false, roomsBase = root.getAttribute("data-rooms"), roomsAsked = {}, roomsFailed = {};
+    var shown = out.innerHTML, lastAnswer = null, dataFailed = false, roomsBase = root.getAttribute("data-rooms"), roomsAsked = {}, roomsFailed = {};
     function fetched(url) {
       return fetch(url).then(function (response) { if (!response.ok) throw new Error(response.status); return response.json(); });
     }
@@ -603,7 +610,7 @@ var VramCalculator = (function () {
         said = data.ui[failed ? "Each engine's figures could not be loaded; reload the page to try again." : "Loading each engine's figures…"];
         html = !byReader && !asked ? shown : '<p class="calc-note">' + e(said) + "</p>";
       } else if (result.state) {
-        var found = answer(data, result.state);
+        var found = lastAnswer = answer(data, result.state);
         html = answerHtml(found, data);
         said = summary(found, data);
       } else {
@@ -611,6 +618,8 @@ var VramCalculator = (function () {
         said = data.ui["Correct the marked fields to see the answer."];
       }
       show(html);
+      var more = out.querySelector(".calc-more");
+      if (more && found) fillMore(more, found, data);
       var params = new URLSearchParams();
       FIELDS.forEach(function (name) { if (raw[name] !== undefined && (result.fields[name] === undefined || result.fields[name])) params.set(name, raw[name]); });
       link.href = "?" + params.toString() + "#calculator";
@@ -619,6 +628,9 @@ var VramCalculator = (function () {
         window.history.replaceState(null, "", "?" + params.toString() + window.location.hash);
       }
     }
+    out.addEventListener("toggle", function (event) {
+      if (event.target.classList.contains("calc-more") && data && lastAnswer) fillMore(event.target, lastAnswer, data);
+    }, true);
     form.addEventListener("input", function () { update(true); });
     form.addEventListener("change", function () { update(true); });
     form.addEventListener("submit", function (event) { event.preventDefault(); update(true); });

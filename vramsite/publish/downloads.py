@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 from collections.abc import Hashable, Iterable
 from decimal import Decimal
 
@@ -194,9 +195,11 @@ def table_files(table: Table, segment: str, say) -> dict[str, bytes | dict]:
 
 
 def bundle_json(records: dict[str, dict]) -> bytes:
-    """One item's tables in one language (``records``: table id -> record), in table id order."""
+    """One item's tables in one language (``records``: table id -> record), in table id order, on one line:
+    half the bytes of the indented form, for a file written once per model and language."""
     tables = [records[table_id] for table_id in sorted(records)]
-    return (dumps_indented({"language": tables[0]["language"], "tables": tables}, 2) + "\n").encode("utf-8")
+    document = {"language": tables[0]["language"], "tables": tables}
+    return (json.dumps(document, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
 
 
 def download_files(tables: Iterable[tuple[Hashable, Table]], languages: dict,

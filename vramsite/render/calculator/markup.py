@@ -102,8 +102,9 @@ def answer_html(result: dict, data: dict) -> str:
         out.append(_offers_table(offers[:shown], heads, ui, result["caption"], caption=True))
         if len(offers) > shown:
             more = ui["More configurations ({count})"].replace("{count}", str(len(offers) - shown))
-            out.append(f'<details class="calc-more"><summary>{_e(more)}</summary>'
-                       + _offers_table(offers[shown:], heads, ui, more, caption=False) + '</details>')
+            # The rest are drawn by the script when the reader opens this: at thousands of models, every
+            # model page carrying a closed table of some forty configurations was a quarter of the site's bytes.
+            out.append(f'<details class="calc-more"><summary>{_e(more)}</summary></details>')
     return ''.join(out)
 
 
