@@ -100,3 +100,12 @@ def test_a_table_drawn_into_a_chart_is_built_once_and_not_published_unless_shown
     assert build.tables.show("cost") is drawn
     assert build.tables.shown() == [drawn] and build.tables.uses() == [("cost", {})]
     assert log.events == [("table", drawn.id)]
+
+
+def test_a_table_another_worker_showed_is_counted_without_being_built_until_asked():
+    build = SiteBuild(ROOT)
+    build.tables.note("cost", {})
+    assert build.tables.uses() == [("cost", {})]
+    ((key, make),) = build.tables.lazily()
+    assert key not in build.tables._built  # noted only: the worker's downloads come back written
+    assert make() is build.tables.build("cost") and build.tables.shown() == [make()]

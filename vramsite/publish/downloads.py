@@ -34,7 +34,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Hashable, Iterable
+from collections.abc import Callable, Hashable, Iterable
 from decimal import Decimal
 
 from ..calc.figure import Figure
@@ -202,25 +202,29 @@ def bundle_json(records: dict[str, dict]) -> bytes:
     return (json.dumps(document, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
 
 
-def download_files(tables: Iterable[tuple[Hashable, Table]], languages: dict,
+def download_files(tables: Iterable[tuple[Hashable, Callable[[], Table | None]]], languages: dict,
                    written: dict | None = None) -> dict[str, bytes]:
-    """data/<language>/<id>.json and .csv for each table in each language (``tables``: (key, table) pairs;
-    ``languages``: URL segment -> InlineRenderer in plain text); two different tables with one id are a
-    problem. ``written``: (key, segment) -> ``table_files`` of that table in that language, written
-    elsewhere (by the worker that rendered the language), used as they are."""
+    """data/<language>/<id>.json and .csv for each table in each language (``tables``: (key, a function giving
+    the table, or None for one with nothing to show) pairs; ``languages``: URL segment -> InlineRenderer in plain
+    text); two different tables with one id are a problem. ``written``: (key, segment) -> ``table_files`` of
+    that table in that language, written elsewhere (by the worker that rendered the language), used as they
+    are: the table is built here only where a language's files are missing."""
     written = written or {}
     files: dict[str, bytes] = {}
     bundles: dict[str, dict[str, dict]] = {}
     problems = []
-    for key, table in tables:
+    for key, make in tables:
         for segment, say in languages.items():
             made = written.get((key, segment))
-            for path, content in (made if made is not None else table_files(table, segment, say)).items():
-                held = bundles.setdefault(path, {}) if isinstance(content, dict) else files
-                slot = table.id if isinstance(content, dict) else path
+            if made is None:
+                table = make()
+                made = {} if table is None else table_files(table, segment, say)
+            for path, content in made.items():
+                table_id = content["id"] if isinstance(content, dict) else path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+                held, slot = (bundles.setdefault(path, {}), table_id) if isinstance(content, dict) else (files, path)
                 if held.get(slot, content) != content:
-                    problems.append(Problem("vramsite/tables", None, table.id,
-                                            f"two different tables have the id {table.id!r}; give each its own"))
+                    problems.append(Problem("vramsite/tables", None, table_id,
+                                            f"two different tables have the id {table_id!r}; give each its own"))
                 held[slot] = content
     if problems:
         raise InputError(sorted(set(problems), key=str))

@@ -161,7 +161,7 @@ class SiteBuild:
         for path, content in self.assets.files.items():
             files.add(path, content, "templates/static")
         languages = {locale.segment: InlineRenderer.plain(self.formatter(locale)) for locale in self.data.site.locales}
-        for path, content in downloads.download_files(self.tables.shown_by_key(), languages, written).items():
+        for path, content in downloads.download_files(self.tables.lazily(), languages, written).items():
             files.add(path, content, "vramsite/tables")
         for path, content in self.chart_files(drawn=drawn).items():
             files.add(path, content, "vramsite/render/charts")
@@ -253,9 +253,10 @@ class SiteBuild:
         reports it."""
         say = InlineRenderer.plain(self.formatter(locale))
         files = {}
-        for key, table in self.tables.shown_by_key():
+        for key, make in self.tables.lazily():
             try:
-                files[(key, locale.segment)] = downloads.table_files(table, locale.segment, say)
+                table = make()
+                files[(key, locale.segment)] = {} if table is None else downloads.table_files(table, locale.segment, say)
             except InputError:
                 continue
         return files
@@ -288,7 +289,7 @@ class SiteBuild:
     def _take_over(self, output: LanguageOutput) -> None:
         """Make this build know the tables, charts and missing strings of a language another worker rendered."""
         for name, options in output.tables:
-            self.tables(name, **options)
+            self.tables.note(name, options)
         for name, options in output.charts:
             self.charts.note(name, options)
         for segment, missing in output.missing.items():

@@ -87,6 +87,11 @@ class TableService:
             self.heard.append((name, options))
         return table
 
+    def note(self, name: str, options: dict) -> None:
+        """Count as shown a table another worker showed, without building it here: its downloads come back
+        written, and ``shown_by_key`` builds it only if asked."""
+        self._used.setdefault((name, freeze(options)), (name, options))
+
     def show(self, name: str, **options):
         """The table, as a page shows it: counted as shown, and the listeners hear of it."""
         table = self(name, **options)
@@ -99,10 +104,15 @@ class TableService:
         return [table for _, table in self.shown_by_key()]
 
     def shown_by_key(self) -> list[tuple[tuple, object]]:
-        """(key, table) of every table counted as shown so far, in the order first shown; a key names its
-        table in every worker of a build."""
-        tables = ((key, self._built[key]) for key in self._used)
+        """(key, table) of every table counted as shown so far, in the order first shown (built here where only
+        noted); a key names its table in every worker of a build."""
+        tables = ((key, self.build(name, **options)) for key, (name, options) in self._used.items())
         return [(key, table) for key, table in tables if table is not None]
+
+    def lazily(self) -> list[tuple[tuple, object]]:
+        """(key, a function building the table or giving None) of every table counted as shown so far, in the
+        order first shown."""
+        return [(key, lambda use=use: self.build(use[0], **use[1])) for key, use in self._used.items()]
 
     def uses(self) -> list[tuple[str, dict]]:
         """(name, options) of every table counted as shown so far."""
