@@ -327,3 +327,24 @@ def test_a_models_files_are_its_pages_its_tables_and_its_engine_figures(built):
                               for twin in ("", ".md")),
                             *(f"data/{segment}/models/{model}.json" for segment in ("en", "zh-cn")),
                             f"data/serving/{model}.json"])
+
+
+@pytest.mark.parametrize("name, options", [("cost", {}), ("model_weights", {"model": "llama-3.1-8b"})])
+def test_two_different_tables_with_one_id_are_a_problem_in_their_own_files_or_a_models(built, name, options):
+    import dataclasses
+
+    from vramsite.errors import InputError
+    from vramsite.publish.downloads import download_files
+    from vramsite.render.inline import InlineRenderer
+    from vramsite.tables.model import Text
+
+    build, _ = built
+    table = build.tables.build(name, **options)
+    other = dataclasses.replace(table, caption=Text("another table"))
+    locale = build.data.site.locales[0]
+    languages = {locale.segment: InlineRenderer.plain(build.formatter(locale))}
+    with pytest.raises(InputError) as raised:
+        download_files([("a", lambda: table), ("b", lambda: other)], languages)
+    assert [problem.message for problem in raised.value.problems] == [
+        f"two different tables have the id {table.id!r}; give each its own"]
+    assert download_files([("a", lambda: table), ("b", lambda: table)], languages)

@@ -194,6 +194,12 @@ def table_files(table: Table, segment: str, say) -> dict[str, bytes | dict]:
             for ext, write in (("json", table_json), ("csv", table_csv))}
 
 
+def made_files(make: Callable[[], Table | None], segment: str, say) -> dict[str, bytes | dict]:
+    """``table_files`` of the table ``make`` gives; none for a table with nothing to show."""
+    table = make()
+    return {} if table is None else table_files(table, segment, say)
+
+
 def bundle_json(records: dict[str, dict]) -> bytes:
     """One item's tables in one language (``records``: table id -> record), in table id order, on one line:
     half the bytes of the indented form, for a file written once per model and language."""
@@ -216,13 +222,10 @@ def download_files(tables: Iterable[tuple[Hashable, Callable[[], Table | None]]]
     for key, make in tables:
         for segment, say in languages.items():
             made = written.get((key, segment))
-            if made is None:
-                table = make()
-                made = {} if table is None else table_files(table, segment, say)
-            for path, content in made.items():
-                table_id = content["id"] if isinstance(content, dict) else path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
-                held, slot = (bundles.setdefault(path, {}), table_id) if isinstance(content, dict) else (files, path)
+            for path, content in (made if made is not None else made_files(make, segment, say)).items():
+                held, slot = (bundles.setdefault(path, {}), content["id"]) if isinstance(content, dict) else (files, path)
                 if held.get(slot, content) != content:
+                    table_id = make().id
                     problems.append(Problem("vramsite/tables", None, table_id,
                                             f"two different tables have the id {table_id!r}; give each its own"))
                 held[slot] = content

@@ -255,8 +255,7 @@ class SiteBuild:
         files = {}
         for key, make in self.tables.lazily():
             try:
-                table = make()
-                files[(key, locale.segment)] = {} if table is None else downloads.table_files(table, locale.segment, say)
+                files[(key, locale.segment)] = downloads.made_files(make, locale.segment, say)
             except InputError:
                 continue
         return files

@@ -106,7 +106,7 @@ class TableService:
     def shown_by_key(self) -> list[tuple[tuple, object]]:
         """(key, table) of every table counted as shown so far, in the order first shown (built here where only
         noted); a key names its table in every worker of a build."""
-        tables = ((key, self.build(name, **options)) for key, (name, options) in self._used.items())
+        tables = ((key, make()) for key, make in self.lazily())
         return [(key, table) for key, table in tables if table is not None]
 
     def lazily(self) -> list[tuple[tuple, object]]:
