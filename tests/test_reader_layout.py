@@ -312,3 +312,70 @@ def test_a_table_read_item_by_item_stacks_each_row_under_its_column_names_on_a_p
         problems += [f"{page}: {problem}" for problem in page_problems]
     assert stacked == len(indexes), "a models index without its stacking table: the check checked nothing"
     assert not problems, "\n".join(problems[:20])
+
+
+FIND_VIEW = """
+const rows = [...document.querySelectorAll('#table-models tbody tr')].filter(row => !row.hidden);
+const form = document.querySelector('form.table-find');
+return {
+  keys: rows.map(row => row.querySelector('th a').getAttribute('href').replace(/\\.html$/, '')),
+  prices: rows.map(row => row.cells[3].getAttribute('data-sort')),
+  count: document.querySelector('.table-find-count').textContent,
+  shown: !form.hidden && form.getBoundingClientRect().height > 0,
+  right: Math.max(...[...form.elements].map(e => e.getBoundingClientRect().right)),
+  width: document.documentElement.clientWidth,
+  search: location.search,
+};
+"""
+
+
+@needs_browser
+def test_the_models_index_finds_and_orders_models_and_its_address_reproduces_the_view(served, browser, media):  # noqa: F811
+    """In each language, at a desktop's and a phone's width: typing keeps the models whose row holds the words,
+    an order sorts by the column's figures (the price of the configuration for 'where it starts', models that
+    start nowhere last), the count says so in the page's words, and the address brings the same view back."""
+    import json
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    out, base = served
+    indexes = sorted(page for page in _pages(out) if page.endswith("models/index.html"))
+    if not indexes:
+        pytest.skip("this site has no models index")
+    for page in indexes:
+        language = page.split("/")[0]
+        record = json.loads((out / "data" / language / "models.json").read_text(encoding="utf-8"))
+        params = {row["key"]: float(row["cells"]["params"]["exact"]) for row in record["rows"]}
+        names = {row["key"]: row["header"].lower() for row in record["rows"]}
+        for width in (1280, PHONE):
+            media(width)
+            browser.get(f"{base}/{page}")
+            form = browser.find_element(By.CSS_SELECTOR, "form.table-find")
+            template = form.get_attribute("data-count")
+            view = browser.execute_script(FIND_VIEW)
+            total = len(record["rows"])
+            assert view["shown"] and view["right"] <= view["width"], f"{page} at {width}px: the finder is not in view"
+            assert view["keys"] == list(params), f"{page}: the rows are not in the catalogue's order at first"
+            assert view["count"] == template.format(shown=total, total=total)
+
+            form.find_element(By.NAME, "q").send_keys("qwen3")
+            Select(form.find_element(By.NAME, "order")).select_by_value("params:desc")
+            view = browser.execute_script(FIND_VIEW)
+            wanted = sorted((key for key in params if "qwen3" in names[key]), key=lambda key: -params[key])
+            assert len(wanted) >= 2, "the check needs two Qwen3 models to order"
+            assert view["keys"] == wanted
+            assert view["count"] == template.format(shown=len(wanted), total=total)
+            assert view["search"] == "?q=qwen3&order=params%3Adesc"
+
+            browser.get(f"{base}/{page}{view['search']}")
+            assert browser.execute_script(FIND_VIEW)["keys"] == wanted, "the address does not reproduce the view"
+
+            form = browser.find_element(By.CSS_SELECTOR, "form.table-find")
+            form.find_element(By.NAME, "q").clear()
+            form.find_element(By.NAME, "q").send_keys(" ")  # an input event; blank words keep every row
+            Select(form.find_element(By.NAME, "order")).select_by_value("starts_on:asc")
+            view = browser.execute_script(FIND_VIEW)
+            priced = [float(price) for price in view["prices"] if price is not None]
+            assert len(view["keys"]) == total and priced == sorted(priced) and len(priced) >= 2
+            assert view["prices"][:len(priced)] == [price for price in view["prices"] if price is not None], \
+                "a model that starts on no configuration is not last"

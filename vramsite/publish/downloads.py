@@ -39,7 +39,7 @@ from decimal import Decimal
 
 from ..calc.figure import Figure
 from ..errors import InputError, Problem
-from ..layout import bundle_path, download_path
+from ..layout import download_path
 from ..render.numbers import rounded
 from ..tables.model import Cell, Fig, Table
 from .json_text import dumps_indented
@@ -189,7 +189,7 @@ def table_files(table: Table, segment: str, say) -> dict[str, bytes | dict]:
     table's record under its bundle's path instead, for ``download_files`` to join with the bundle's others."""
     record = table_record(table, say)
     if table.bundle is not None:
-        return {bundle_path(table.bundle.folder, table.bundle.item, segment): record}
+        return {table.bundle.path(segment): record}
     return {download_path(table.id, ext, segment): write(table, say, record)
             for ext, write in (("json", table_json), ("csv", table_csv))}
 

@@ -21,7 +21,7 @@ from ..calc.figure import BANDWIDTH, Figure
 from ..load.dates import parse_moment
 from ..load.model import LocaleConfig
 from .i18n import Catalog
-from .numbers import DisplaySpec, format_number
+from .numbers import DisplaySpec, format_number, group_symbol
 
 # Unit -> (singular msgid, plural msgid or None). Money units are handled apart.
 UNIT_PATTERNS: dict[str, tuple[str, str | None]] = {
@@ -104,6 +104,10 @@ class Formatter:
             if digits > base.decimals:
                 return _input_spec(digits, base.trim)
         return base
+
+    @property
+    def digit_group(self) -> str:
+        return group_symbol(self.locale.gettext)
 
     def number(self, value: Figure | Decimal | int, decimals: int | None = None) -> str:
         """The bare number, grouped for the locale."""

@@ -83,6 +83,12 @@ def _grouped(value: Decimal, signed: bool, decimals: int, trim: bool, locale: st
     return "-" + text if signed else text
 
 
+def group_symbol(locale: str) -> str:
+    """What ``format_number`` puts between groups of three digits in ``locale``: a page script that counts in
+    the page's language groups its digits with it."""
+    return _symbols(locale)[0]
+
+
 @lru_cache(maxsize=None)
 def _symbols(locale: str) -> tuple[str, str]:
     """The locale's digit group and decimal symbols (Babel's data)."""

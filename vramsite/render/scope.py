@@ -45,7 +45,7 @@ from markupsafe import Markup
 
 from ..calc import Guide
 from ..calc.figure import COUNT, PRICE, Figure, given
-from ..layout import bundle_path, download_path, relative_url
+from ..layout import download_path, relative_url
 from ..load.model import LocaleConfig, Pricing, SiteConfig
 from ..load.text import excerpt
 from ..load.reads import ReadCache, apart
@@ -141,7 +141,7 @@ class Scope:
     def _draw_table(self, table) -> str:
         """``table`` as partials/table.<format> draws it (the site's own partial, else the engine's)."""
         template = self.services.layout.get_template(f"partials/table.{self.mode}")
-        return template.render(self.template_context(table=table, cell=self.cell))
+        return template.render(self.template_context(table=table, cell=self.cell, digit_group=self.fmt.digit_group))
 
     @cached_property
     def lookup_cell(self):
@@ -175,7 +175,7 @@ class Scope:
         a bundled table, its one JSON with the other tables about the same item."""
         here = posixpath.dirname(self.page_path)
         if table.bundle is not None:
-            url = relative_url(bundle_path(table.bundle.folder, table.bundle.item, self.locale.segment), here)
+            url = relative_url(table.bundle.path(self.locale.segment), here)
             link = (Markup("[JSON]({})").format(Markup(url)) if self.mode == MD
                     else Markup('<a href="{}" type="application/json" download>JSON</a>').format(url))
             return self.inline.message("Download: {json}, one file with every table about {subject}", json=link,

@@ -10,8 +10,10 @@ so the two formats cannot show different numbers.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from decimal import Decimal
 
 from ..calc.figure import Figure
+from ..layout import bundle_path
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +85,10 @@ class Cell:
     answer: tuple["Inline", ...] = ()
     """A lookup answer worded in two short lines, for narrow places such as a chart's cell: what to rent
     ('8× MI300X') and its price, or the nodes it would take and 'talk to sales'."""
+    order: Decimal | None = None
+    """The number a finder orders the row by in this cell's column, where it is not the cell's figure: the price
+    of the configuration a choice names."""
+
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,6 +116,10 @@ class Bundle:
     subject: Inline
     """What the tables are about, as the download's link names it: the model's name."""
 
+    def path(self, segment: str) -> str:
+        """The file in language ``segment``, relative to the site's root."""
+        return bundle_path(self.folder, self.item, segment)
+
 
 @dataclass(frozen=True, slots=True)
 class Table:
@@ -128,3 +138,21 @@ class Table:
     the screen: for a list a reader looks an item up in, not one whose columns are compared."""
     bundle: Bundle | None = None
     """Where the table is downloaded with the other tables about its item; None: a JSON and a CSV of its own."""
+    finder: Inline | None = None
+    """The label of a box that narrows the rows to those holding what a reader types, beside a choice of the
+    rows' order (assets/table-find.js), for a list long enough to need them; None: no such box."""
+
+    def orders(self) -> tuple[tuple[str, Inline], ...]:
+        """(key, label) of what a finder may order the rows by: the rows' own headings ('row'), then each column
+        with a number to order by (a numeric column's figures, or the cells' ``order``)."""
+        numbered = [column.numeric or any(row.cells[index].order is not None for row in self.rows)
+                    for index, column in enumerate(self.columns)]
+        return (("row", self.corner),) + tuple((column.key, column.label)
+                                                for column, has in zip(self.columns, numbered) if has)
+
+    @staticmethod
+    def sort_number(cell: "Cell", column: Column) -> Decimal | None:
+        """The number a finder orders ``cell``'s row by in ``column``: its ``order``, else a numeric column's figure."""
+        if cell.order is not None:
+            return cell.order
+        return cell.value.value if column.numeric and cell.value is not None else None

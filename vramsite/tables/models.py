@@ -53,7 +53,7 @@ def models_table(guide: Guide) -> Table | None:
                  figure_cell(model.active_params), figure_cell(model.kv_per_token(bf16.id)), layer_kinds(model))
         rows.append(Row(catalogue_model_header(model, Text(model.architecture)), cells, model.id))
     return Table(id="models", caption=Msg.of("Every model in the catalogue"), corner=Msg.of("Model"), columns=columns,
-                 rows=tuple(rows), stacks=True)
+                 rows=tuple(rows), stacks=True, finder=Msg.of("Find a model"))
 
 
 def model_kv_table(guide: Guide, model: str, contexts: list[int]) -> Table:

@@ -43,7 +43,8 @@ def choice_cell(guide: Guide, choice) -> Cell:
     card = guide.gpu(choice.offer.gpu.id)
     link = Link(("gpu", card.id), Text(card.name))
     what = link if choice.offer.count == 1 else cards_label(choice.offer.count, link)
-    return Cell(what, sub=Text(choice.verdict.engine.name), flags=("multi",) if choice.offer.count > 1 else ())
+    return Cell(what, sub=Text(choice.verdict.engine.name), flags=("multi",) if choice.offer.count > 1 else (),
+                order=choice.offer.usd)
 
 
 def model_formats_table(guide: Guide, model: str) -> Table:
