@@ -35,13 +35,12 @@ class GpuView:
 
     @property
     def link(self) -> Figure:
-        return given(self.gpu.interconnect.gbps, "GB/s", "bandwidth", "card-to-card link, one way")
+        return throughput.card_link(self.gpu)
 
     @property
     def peer_link(self) -> Figure | None:
         """One link of a mesh, one way; None where a card can send its whole link to any one peer."""
-        peer = self.gpu.interconnect.per_peer_gbps
-        return given(peer, "GB/s", "bandwidth", "link to one peer, one way") if peer is not None else None
+        return throughput.mesh_peer_link(self.gpu)
 
     @property
     def stock(self) -> Figure | None:

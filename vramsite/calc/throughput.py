@@ -107,13 +107,23 @@ def card_figures(gpu: Gpu, fmt: str) -> tuple[Figure, Figure | None, tuple[Figur
     return card_bandwidth(gpu), tflops, card_links(gpu)
 
 
+def card_link(gpu: Gpu) -> Figure:
+    """What the card sends to the rest of its set, one way (GB/s)."""
+    return given(gpu.interconnect.gbps, "GB/s", BANDWIDTH, "card-to-card link, one way")
+
+
+def mesh_peer_link(gpu: Gpu) -> Figure | None:
+    """One link of a mesh, one way (GB/s); None where a card can send its whole link to any one peer."""
+    peer = gpu.interconnect.per_peer_gbps
+    return given(peer, "GB/s", BANDWIDTH, "link to one peer, one way") if peer is not None else None
+
+
 def card_links(gpu: Gpu) -> tuple[Figure, Figure]:
     """What the card sends, one way (GB/s): to the rest of its set, and to one peer."""
-    link = gpu.interconnect
-    whole = given(link.gbps, "GB/s", BANDWIDTH, "card-to-card link, one way")
-    if link.per_peer_gbps is None:
-        return whole, given(link.gbps, "GB/s", BANDWIDTH, "link to one peer, one way")
-    return whole, given(link.per_peer_gbps, "GB/s", BANDWIDTH, "link to one peer, one way")
+    peer = mesh_peer_link(gpu)
+    if peer is None:
+        peer = given(gpu.interconnect.gbps, "GB/s", BANDWIDTH, "link to one peer, one way")
+    return card_link(gpu), peer
 
 
 def rates(bandwidth: Figure, share_of_bandwidth: Figure, tflops: Figure | None, share_of_matmul: Figure,
