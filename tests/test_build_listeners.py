@@ -59,9 +59,10 @@ def _per_page(events) -> dict[tuple[str, str], list[tuple]]:
 
 def test_every_page_starts_and_finishes_once_in_each_language(heard):
     build, _, events = heard
-    pages = _per_page(events)
+    _per_page(events)  # no page starts inside another
+    started = [event[1:] for event in events if event[0] == "start"]
     expected = [(page.id, locale.segment) for locale in build.data.site.locales for page in build.pages]
-    assert list(pages) == expected
+    assert sorted(started) == sorted(expected)  # each once: the build renders them share by share
 
 
 def test_the_tables_heard_on_a_page_are_the_tables_it_shows(heard):

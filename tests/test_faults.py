@@ -26,7 +26,7 @@ from cli_support import ROOT, as_from_a_terminal, hashes, run_build, run_cli
 from seed_sites import assemble_seed_site
 from vramsite import cli
 from vramsite.publish.downloads import exact
-from vramsite.publish.parallel import WorkerFailed, map_in_workers
+from vramsite.publish.parallel import WorkerFailed, map_in_fresh_workers
 from vramsite.publish.preview import PreviewSite
 from vramsite.publish.serve import LISTEN_BACKLOG, start_server
 from vramsite.publish.site import render_site
@@ -318,7 +318,7 @@ def _fail_on_three(number: int) -> int:
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="this platform cannot fork")
 def test_a_worker_failure_is_one_line_and_keeps_its_traceback_for_debug():
     with pytest.raises(WorkerFailed) as failure:
-        map_in_workers(_fail_on_three, [1, 3], 2)
+        map_in_fresh_workers(_fail_on_three, [1, 3], 2)
     assert str(failure.value) == "a build worker failed: ValueError: three is not allowed"
     assert failure.value.worker_traceback.startswith("Traceback (most recent call last)")
     assert "_fail_on_three" in failure.value.worker_traceback

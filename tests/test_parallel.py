@@ -1,14 +1,16 @@
-"""Languages rendered side by side in forked workers: the same bytes, the same problems, no stray processes."""
+"""A build's shares rendered side by side in forked workers: the same bytes, the same problems, no stray processes."""
 
 from __future__ import annotations
 
 import os
+import time
 
 import pytest
 
 from conftest import ROOT
 from vramsite.errors import InputError
-from vramsite.publish.parallel import WorkerFailed, can_fork, map_in_workers
+from vramsite.publish import site as site_module
+from vramsite.publish.parallel import WorkerFailed, can_fork, map_in_fresh_workers
 from vramsite.publish.site import SiteBuild
 
 needs_fork = pytest.mark.skipif(not hasattr(os, "fork"), reason="this platform cannot fork")
@@ -32,44 +34,54 @@ def _fail_on_three(number: int) -> int:
     return number
 
 
+def _pid_and_times(number: int) -> tuple[int, int, float, float]:
+    started = time.monotonic()
+    time.sleep(0.05)
+    return number * number, os.getpid(), started, time.monotonic()
+
+
 @needs_fork
-@pytest.mark.parametrize("workers", [1, 2, 3, 8])
-def test_results_come_back_in_order_from_several_processes(workers):
+@pytest.mark.parametrize("workers", [2, 3])
+def test_each_item_runs_in_a_child_of_its_own_at_most_workers_at_a_time(workers):
     assert can_fork(), "a test left a thread running, so nothing here would fork"
-    results = map_in_workers(_square_and_pid, range(7), workers)
-    assert [square for square, _ in results] == [n * n for n in range(7)]
-    assert len({pid for _, pid in results}) == min(workers, 7)
-    assert results[0][1] == os.getpid()  # the first share runs in this process
+    results = map_in_fresh_workers(_pid_and_times, range(7), workers)
+    assert [square for square, *_ in results] == [n * n for n in range(7)]
+    pids = {pid for _, pid, _, _ in results}
+    assert len(pids) == 7 and os.getpid() not in pids  # a child per item; this process only collects
+    moments = sorted([(start, 1) for *_, start, _ in results] + [(end, -1) for *_, end in results])
+    running = [sum(step for _, step in moments[:index + 1]) for index in range(len(moments))]
+    assert max(running) <= workers
     assert _no_children_left()
+
+
+def test_one_worker_computes_every_item_here():
+    results = map_in_fresh_workers(_pid_and_times, range(3), 1)
+    assert {pid for _, pid, _, _ in results} == {os.getpid()}
 
 
 @needs_fork
 def test_a_failure_in_a_worker_carries_its_traceback():
     with pytest.raises(WorkerFailed, match="three is not allowed") as failure:
-        map_in_workers(_fail_on_three, [1, 3], 2)  # 3 is the second share: a child's
+        map_in_fresh_workers(_fail_on_three, [1, 3, 5, 7], 2)
     assert "ValueError" in str(failure.value)
     assert _no_children_left()
 
 
 @needs_fork
-def test_a_failure_here_stops_and_reaps_the_workers():
-    with pytest.raises(ValueError, match="three is not allowed"):
-        map_in_workers(_fail_on_three, [3, 1], 2)  # 3 is in this process's share
-    assert _no_children_left()
-
-
-@needs_fork
 @pytest.mark.parametrize("site", [ROOT, ROOT / "sites" / "quick"], ids=["default", "quick"])
-def test_side_by_side_renders_the_same_bytes(site):
+def test_side_by_side_renders_the_same_bytes(site, monkeypatch):
     alone = SiteBuild(site).render(workers=1)
-    side_by_side = SiteBuild(site).render(workers=2)
+    monkeypatch.setattr(site_module, "ITEMS_PER_SHARE", 4)  # many shares, as a large catalogue makes
+    build = SiteBuild(site)
+    assert len(build.shares()) > 4
+    side_by_side = build.render(workers=2)
     assert sorted(alone) == sorted(side_by_side)
     assert [path for path in alone if alone[path] != side_by_side[path]] == []
 
 
 @needs_fork
 def test_problems_found_by_a_worker_are_reported(site_copy):
-    """English renders in the forked worker (it is the second language): its problems still reach the report."""
+    """Every share renders in a forked worker: the problems found there still reach the report."""
     page = site_copy / "content" / "en" / "gpus.md"
     page.write_text(page.read_text(encoding="utf-8") + "\n{{ broken(\n", encoding="utf-8")
     index = site_copy / "content" / "en" / "index.md"

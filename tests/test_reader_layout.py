@@ -8,6 +8,7 @@ languages, except the sideways-scroll check, which opens every page.
 
 from __future__ import annotations
 
+import json
 import re
 import warnings
 
@@ -330,11 +331,11 @@ return {
 
 
 @needs_browser
-def test_the_models_index_finds_and_orders_models_and_its_address_reproduces_the_view(served, browser, media):  # noqa: F811
+def test_the_models_index_finds_and_orders_models_and_its_address_reproduces_the_view(  # noqa: F811
+        served, browser, media):  # noqa: F811
     """In each language, at a desktop's and a phone's width: typing keeps the models whose row holds the words,
     an order sorts by the column's figures (the price of the configuration for 'where it starts', models that
     start nowhere last), the count says so in the page's words, and the address brings the same view back."""
-    import json
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select
 

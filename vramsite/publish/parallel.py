@@ -1,10 +1,10 @@
-"""Run one function over a few items on several cores, in forked copies of this process.
+"""Run one function over a list of items on several cores, each item in a forked copy of this process.
 
-A build renders each language independently, so the languages can be shared
-out among cores. A forked child starts with everything the parent has already
-loaded and computed (libraries, data, compiled layouts), renders its share and
-sends the results back pickled through a pipe. Results come back in the
-items' order, so the output does not depend on how many workers ran.
+A build cuts its work into shares (``publish/site.py``): each language's pages made once, and the pages made
+once per item, a batch of items at a time. A forked child starts with everything the parent has already loaded
+and compiled (libraries, data, layouts), renders its share, sends the results back pickled through a pipe and
+ends, freeing what it worked out. Results come back in the items' order, so the output does not depend on how
+many workers ran.
 
 Where ``os.fork`` is missing (Windows), or other threads are running (the
 preview server), everything runs in this process, one item after another.
@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 import pickle
+import select
 import signal
 import sys
 import threading
@@ -34,6 +35,8 @@ Result = TypeVar("Result")
 PR_SET_PDEATHSIG = 1
 """prctl option: the signal this process gets when the thread that forked it ends (linux/prctl.h)."""
 ORPHAN_POLL_SECONDS = 0.2
+PIPE_CHUNK = 1 << 20
+"""How much of a child's results is read from its pipe at a time."""
 
 
 class WorkerFailed(RuntimeError):
@@ -58,33 +61,41 @@ def can_fork() -> bool:
     return hasattr(os, "fork") and threading.active_count() == 1
 
 
-def map_in_workers(function: Callable[[Item], Result], items: Sequence[Item], workers: int) -> list[Result]:
-    """``[function(item) for item in items]``, computed by up to ``workers`` processes.
+def map_in_fresh_workers(function: Callable[[Item], Result], items: Sequence[Item], workers: int) -> list[Result]:
+    """``[function(item) for item in items]``, each item computed in a forked child of its own that ends after it,
+    at most ``workers`` at a time; this process only hands the items out and collects the results.
 
-    The items are dealt out in turn; this process takes the first share, each
-    other share runs in a forked child. ``function`` must return something
-    picklable. An exception in a child becomes ``WorkerFailed`` with the
-    child's traceback.
+    What a child works out for its item is freed when it ends, so the memory of a long list of items stays that of
+    the largest one. ``function`` must return something picklable; an exception in a child becomes
+    ``WorkerFailed`` with the child's traceback. Where forking is not possible, or ``workers`` is 1, the items are
+    computed here, one after another.
     """
     items = list(items)
-    workers = max(1, min(workers, len(items)))
-    if workers == 1 or not can_fork():
+    if workers <= 1 or not can_fork():
         return [function(item) for item in items]
-    shares = [range(first, len(items), workers) for first in range(workers)]
-    pending = []
+    results: list = [None] * len(items)
+    waiting = list(reversed(range(len(items))))
+    running: dict[int, tuple[int, int, bytearray]] = {}
+    """Each running child's pipe -> (its item's index, its pid, what it has sent so far)."""
     try:
-        for share in shares[1:]:
-            pending.append((share, _fork(function, [items[index] for index in share])))
-        results: list = [None] * len(items)
-        for index in shares[0]:
-            results[index] = function(items[index])
-        while pending:
-            share, (pid, pipe) = pending.pop(0)
-            for index, result in zip(share, _collect(pid, pipe)):
-                results[index] = result
+        while waiting or running:
+            while waiting and len(running) < workers:
+                index = waiting.pop()
+                pid, pipe = _fork(function, [items[index]])
+                running[pipe] = (index, pid, bytearray())
+            ready, _, _ = select.select(list(running), [], [])
+            for pipe in ready:
+                index, pid, received = running[pipe]
+                chunk = os.read(pipe, PIPE_CHUNK)
+                if chunk:
+                    received += chunk
+                    continue
+                del running[pipe]
+                os.close(pipe)
+                results[index] = _result(pid, received)[0]
         return results
     finally:
-        for _, (pid, pipe) in pending:  # this process failed first: stop the children it started
+        for pipe, (_, pid, _) in running.items():  # this process or a child failed: stop the children still running
             os.close(pipe)
             os.kill(pid, signal.SIGTERM)
             _reap(pid)
@@ -142,9 +153,8 @@ def _exit_once_orphaned(parent: int) -> None:
     os._exit(1)
 
 
-def _collect(pid: int, pipe: int) -> list:
-    with os.fdopen(pipe, "rb") as stream:
-        payload = stream.read()
+def _result(pid: int, payload: bytes | bytearray) -> list:
+    """A child's results from all it sent, once it has ended; WorkerFailed where it failed or sent nothing."""
     status = _reap(pid)
     if not payload:
         raise WorkerFailed(f"a build worker stopped without a result (wait status {status})")

@@ -35,15 +35,34 @@ from ..render.services import ChartService, Events, Formatters, PageFacts, Table
 from . import downloads
 from .incremental import PageMemory, PageRecord
 from .pages import Assets, PageRenderer, PageServices, RenderedPage
-from .parallel import map_in_workers
+from .parallel import map_in_fresh_workers
 from .router import Router
 from .site_wide import site_wide_files
 from .writer import SiteFiles
 
 
+ITEMS_PER_SHARE = 50
+"""How many items (models, cards) one worker renders the pages of before it ends: what a worker works out for its
+items is freed with it, so that a build's memory does not grow with the catalogue."""
+
+
+@dataclass(frozen=True)
+class Share:
+    """One worker's part of a build: some pages in some languages, and the files that go with them."""
+
+    pages: tuple[tuple[PageSpec, object], ...]
+    """(page, locale) of each page it renders."""
+    locales: tuple
+    """The languages its pages are in: it writes their download and chart files for what its pages show."""
+    language_files: bool = False
+    """Whether it writes those languages' calculator data."""
+    served: tuple[str, ...] = ()
+    """The catalogue models whose serving rooms it works out (the calculator's, language-free)."""
+
+
 @dataclass
-class LanguageOutput:
-    """What rendering every page in one language produced, and what it asked of the rest of the build."""
+class ShareOutput:
+    """What rendering one share produced, and what it asked of the rest of the build."""
 
     pages: list[RenderedPage]
     problems: list[Problem]
@@ -52,20 +71,19 @@ class LanguageOutput:
     charts: list[tuple[str, dict]]
     """(name, options) of every chart shown."""
     chart_files: dict[str, bytes]
-    """The standalone copies of those charts in this language."""
+    """The standalone copies of those charts in the share's languages."""
     missing: dict[str, set[str]]
     """Per catalog: the UI strings asked for that it lacks."""
     downloads: dict[tuple, dict[str, bytes]]
-    """(table key, segment) -> that table's download files in this language, for every table shown so far."""
+    """(table key, segment) -> that table's download files in a language of the share."""
     records: list[PageRecord]
     """Each page with what it depended on, for the next build (empty unless the build keeps them)."""
-    kept: list[str]
-    """The pages kept from the last build as they were, not rendered again."""
-    serving_rooms: dict
-    """This language's share of the calculator's serving files (``serving_share``): the languages' workers
-    share out that language-free work."""
+    kept: list[tuple[str, str]]
+    """(segment, page) of the pages kept from the last build as they were, not rendered again."""
+    serving_files: dict[str, bytes]
+    """The calculator's serving-room files of the share's ``served`` models, by path."""
     calculator: dict[str, bytes]
-    """This language's calculator data file, by its path (``calculator_files``)."""
+    """Its languages' calculator data files, by path (``calculator_files``), where it writes them."""
 
 
 class SiteBuild:
@@ -133,12 +151,12 @@ class SiteBuild:
     def render(self, workers: int = 1) -> dict[str, bytes]:
         """Every file of the site, by path relative to the output folder.
 
-        ``workers`` > 1 renders the languages side by side in forked processes
-        (see ``parallel``); the files are the same bytes either way.
+        The work is cut into shares (``shares``); ``workers`` > 1 renders them side by side, each in a forked
+        process that ends after it (see ``parallel``). The files are the same bytes either way.
         """
         if workers > 1:
-            self._compile_layouts()  # once, before the workers fork, rather than once in each
-        outputs = map_in_workers(self.render_language, self.data.site.locales, workers)
+            self._before_forking()
+        outputs = map_in_fresh_workers(self.render_share, self.shares(), workers)
         drawn: dict[str, bytes] = {}
         written: dict[tuple, dict[str, bytes]] = {}
         for output in outputs:
@@ -148,7 +166,8 @@ class SiteBuild:
         problems = [problem for output in outputs for problem in output.problems]
         if problems:
             raise InputError(problems + self.catalog_problems())
-        rendered = [page for output in outputs for page in output.pages]
+        rendered = sorted((page for output in outputs for page in output.pages),
+                          key=lambda page: self._site_order(page.locale.segment, page.key))
         files = SiteFiles()
         for page in rendered:
             path = page_path(page.locale.segment, page.key)
@@ -168,17 +187,50 @@ class SiteBuild:
         for output in outputs:
             for path, content in output.calculator.items():
                 files.add(path, content, "vramsite/render/calculator")
-        if self.guide.serves:
-            for output in outputs:
-                for model, found in output.serving_rooms.items():
-                    files.add(serving_path(model), serving_file(found), "vramsite/render/calculator")
+        made = {path: content for output in outputs for path, content in output.serving_files.items()}
+        for model in self._served():
+            files.add(serving_path(model), made[serving_path(model)], "vramsite/render/calculator")
         if self.catalog_problems():
             raise InputError(self.catalog_problems())
         if self.memory is not None:
-            self._keep([record for output in outputs for record in output.records])
-            self.kept = [(locale.segment, key) for locale, output in zip(self.data.site.locales, outputs)
-                         for key in output.kept]
+            self._keep(sorted((record for output in outputs for record in output.records),
+                              key=lambda record: self._site_order(record.segment, record.key)))
+            self.kept = sorted((kept for output in outputs for kept in output.kept),
+                               key=lambda kept: self._site_order(*kept))
         return files
+
+    def shares(self) -> list[Share]:
+        """The build cut into shares: each language's pages made once (with its calculator data), then the pages
+        made once per item in every language, ``ITEMS_PER_SHARE`` items a share; a model's serving rooms go with
+        its pages (or, without any, with the last share)."""
+        locales = tuple(self.data.site.locales)
+        shares = [Share(pages=tuple((page, locale) for page in self.pages if page.item is None), locales=(locale,),
+                        language_files=True) for locale in locales]
+        items = list(dict.fromkeys(page.item for page in self.pages if page.item is not None))
+        served = self._served()
+        for first in range(0, len(items), ITEMS_PER_SHARE):
+            batch = set(items[first:first + ITEMS_PER_SHARE])
+            pages = tuple((page, locale) for locale in locales for page in self.pages if page.item in batch)
+            shares.append(Share(pages=pages, locales=locales, served=tuple(model for model in served
+                                                                             if model in batch)))
+        unpaged = tuple(model for model in served if model not in items)
+        if unpaged:
+            shares.append(Share(pages=(), locales=(), served=unpaged))
+        return shares
+
+    def _served(self) -> list[str]:
+        """The catalogue models whose serving rooms the calculator fetches, in catalogue order."""
+        return [model.id for model in self.data.catalogue] if self.guide.serves else []
+
+    def _site_order(self, segment: str, key: str) -> tuple[int, int]:
+        """Where page ``key`` in language ``segment`` comes in the site's order: the languages in order, and in each
+        the pages as content/pages.yaml lists them."""
+        return self._page_places[segment, key]
+
+    @cached_property
+    def _page_places(self) -> dict[tuple[str, str], tuple[int, int]]:
+        return {(locale.segment, page.id): (place, index) for place, locale in enumerate(self.data.site.locales)
+                for index, page in enumerate(self.pages)}
 
     def _keep(self, records: list[PageRecord]) -> None:
         """Keep the pages for the next build, unless some UI string was missing (a kept page would not ask
@@ -188,10 +240,11 @@ class SiteBuild:
         else:
             self.memory.save(records)
 
-    def render_language(self, locale) -> LanguageOutput:
-        """Every page in one language, and the standalone copies of its charts."""
+    def render_share(self, share: Share) -> ShareOutput:
+        """A share's pages, and the files that go with them."""
+        tables_before = len(self.tables.uses())
         pages, problems, records, reused = [], [], [], []
-        for page in self.pages:
+        for page, locale in share.pages:
             kept = self.memory.kept(locale.segment, page.id, self._derived_digest) if self.memory else None
             try:
                 record = kept or (self.render_recorded(page, locale) if self.memory else None)
@@ -201,26 +254,29 @@ class SiteBuild:
                 continue
             if kept:
                 self._replay(kept)
-                reused.append(page.id)
+                reused.append((locale.segment, page.id))
             if record:
                 records.append(record)
-        charts = {} if problems else self.chart_files(locales=[locale])
-        return LanguageOutput(pages=pages, problems=problems, tables=self.tables.uses(), charts=self.charts.uses(),
-                              chart_files=charts,
-                              missing={segment: set(catalog.missing) for segment, catalog in self.catalogs.items()},
-                              downloads={} if problems else self._downloads(locale), records=records, kept=reused,
-                              serving_rooms={} if problems else self.serving_share(locale),
-                              calculator={} if problems else self.calculator_files(locale))
+        files = not problems
+        return ShareOutput(pages=pages, problems=problems, tables=self.tables.uses()[tables_before:],
+                           charts=self.charts.uses(),
+                           chart_files=self.chart_files(locales=share.locales) if files and share.locales else {},
+                           missing={segment: set(catalog.missing) for segment, catalog in self.catalogs.items()},
+                           downloads={key: made for locale in share.locales if files
+                                      for key, made in self._downloads(locale, tables_before).items()},
+                           records=records, kept=reused,
+                           serving_files=self.serving_files(share.served) if files else {},
+                           calculator={path: content for locale in share.locales if files and share.language_files
+                                       for path, content in self.calculator_files(locale).items()})
+
+    def serving_files(self, models: tuple[str, ...]) -> dict[str, bytes]:
+        """The calculator's serving-room file of each of ``models`` (render/calculator/data.py), by path."""
+        rooms = serving_rooms(self.guide, list(models)) if models else {}
+        return {serving_path(model): serving_file(found) for model, found in rooms.items()}
 
     def calculator_files(self, locale) -> dict[str, bytes]:
         """``locale``'s calculator data as the file its pages' scripts fetch (render/calculator/data.py)."""
         return {calculator_path(locale.segment): calculator_file(self.scope_services.calculator_data(locale))}
-
-    def serving_share(self, locale) -> dict:
-        """The catalogue models whose serving rooms ``locale``'s worker works out: every n-th, n languages."""
-        locales = list(self.data.site.locales)
-        models = [model.id for model in self.data.catalogue][locales.index(locale)::len(locales)]
-        return serving_rooms(self.guide, models) if models else {}
 
     def pages_first(self, paths) -> dict[str, bytes]:
         """The pages at ``paths`` ('en/pricing.html', or its twin's path), each with its twin, their language's
@@ -247,13 +303,13 @@ class SiteBuild:
             files.update(self.calculator_files(locale))
         return {**files, **self.assets.files} if files else {}
 
-    def _downloads(self, locale) -> dict[tuple, dict[str, bytes]]:
-        """The download files of every table shown so far in ``locale``'s language, written here so that the
-        languages' workers share the work; a table they cannot be written for is left to ``render``, which
-        reports it."""
+    def _downloads(self, locale, since: int = 0) -> dict[tuple, dict[str, bytes]]:
+        """The download files in ``locale``'s language of every table shown since the ``since``-th, written here
+        so that the workers share the work; a table they cannot be written for is left to ``render``, which
+        writes or reports it."""
         say = InlineRenderer.plain(self.formatter(locale))
         files = {}
-        for key, make in self.tables.lazily():
+        for key, make in self.tables.lazily()[since:]:
             try:
                 files[(key, locale.segment)] = downloads.made_files(make, locale.segment, say)
             except InputError:
@@ -285,14 +341,25 @@ class SiteBuild:
         for name, options in kept.charts:
             self.charts.note(name, options)
 
-    def _take_over(self, output: LanguageOutput) -> None:
-        """Make this build know the tables, charts and missing strings of a language another worker rendered."""
+    def _take_over(self, output: ShareOutput) -> None:
+        """Make this build know the tables, charts and missing strings of a share another worker rendered."""
         for name, options in output.tables:
             self.tables.note(name, options)
         for name, options in output.charts:
             self.charts.note(name, options)
         for segment, missing in output.missing.items():
             self.catalogs[segment].missing |= missing
+
+    def _before_forking(self) -> None:
+        """Work out here, once, what every share would otherwise work out again: the compiled layouts, and each
+        language's calculator data, which every model page's calculator opens from and which grows with the
+        catalogue."""
+        self._compile_layouts()
+        for locale in self.data.site.locales:
+            try:
+                self.scope_services.calculator_data(locale)
+            except InputError:  # reported, located, by the pages that show the calculator
+                pass
 
     def _compile_layouts(self) -> None:
         for template in sorted({page.template for page in self.pages} | {"page.md"}):

@@ -3,8 +3,8 @@
 Each service notes what pages show, and tells the listeners registered on
 ``Events`` (the diff report is one): a page started or finished in a
 language, a table shown, a chart shown. Listeners see what is rendered in
-their own process; languages rendered by other workers reach the build
-only as their ``LanguageOutput``.
+their own process; shares rendered by other workers reach the build
+only as their ``ShareOutput`` (publish/site.py).
 """
 
 from __future__ import annotations
