@@ -2,7 +2,8 @@
 search page in the reader's browser with no server.
 
 Pagefind (`pagefind[extended]` on PyPI: its extended binary splits Chinese text into words) reads each HTML page's
-``data-pagefind-body`` (the article; the calculator, which only a script shows, is left out) and writes one
+``data-pagefind-body`` (the article; the calculator, which only a script shows, and the tables, whose figures
+are looked up rather than searched and at 2,000 models made Pagefind's memory 2 GB, are left out) and writes one
 index per language (``<html lang>``) with the script that searches it, under ``pagefind/``. The index is made by
 ``build.py build`` alone, after the pages: the preview and the tests' in-memory builds go without it.
 """
