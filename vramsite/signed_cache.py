@@ -29,9 +29,11 @@ from __future__ import annotations
 import functools
 import hashlib
 import hmac
+import io
 import os
 import stat
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from .layout import ENGINE_ROOT
@@ -59,14 +61,19 @@ def read_signed(path: Path) -> bytes | None:
     with os.fdopen(handle, "rb") as file:
         if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
             return None
-        signed = file.read()
-    mac, data = signed[:MAC_BYTES], signed[MAC_BYTES:]
+        mac, data = file.read(MAC_BYTES), file.read()  # read apart: no copy of a file of hundreds of megabytes
     return data if hmac.compare_digest(mac, _mac(key, path.name, data)) else None
 
 
 def write_signed(path: Path, data: bytes) -> bool:
     """Keep ``data`` at ``path`` in one step, signed; False where there is no key to sign with (nothing written).
     Raises OSError where the file cannot be written."""
+    return write_signed_by(path, lambda out: out.write(data))
+
+
+def write_signed_by(path: Path, write: Callable[[_Signing], object]) -> bool:
+    """``write_signed`` of what ``write(file)`` writes, signed as it goes: a build's kept pages, hundreds of
+    megabytes at a large catalogue, are pickled straight into the file rather than into memory first."""
     key = cache_key()
     if key is None:
         return False
@@ -75,7 +82,11 @@ def write_signed(path: Path, data: bytes) -> bool:
     handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
     try:
         with os.fdopen(handle, "wb") as file:
-            file.write(_mac(key, path.name, data) + data)
+            file.write(bytes(MAC_BYTES))  # where the signature goes, once all is written
+            signing = _Signing(file, _mac_start(key, path.name))
+            write(signing)
+            file.seek(0)
+            file.write(signing.mac.digest())
         os.replace(temporary, path)
     except BaseException:
         temporary.unlink(missing_ok=True)
@@ -83,11 +94,26 @@ def write_signed(path: Path, data: bytes) -> bool:
     return True
 
 
+class _Signing:
+    """A file that signs what is written to it."""
+
+    def __init__(self, file: io.BufferedWriter, mac):
+        self.file, self.mac = file, mac
+
+    def write(self, chunk) -> int:
+        self.mac.update(chunk)
+        return self.file.write(chunk)
+
+
 def _mac(key: bytes, name: str, data: bytes) -> bytes:
-    """Over the file's name too: a signed file moved to another name (pages kept as compiled code) fails."""
-    mac = hmac.new(key, name.encode("utf-8") + b"\0", hashlib.sha256)
+    mac = _mac_start(key, name)
     mac.update(data)  # not joined to the name: pages.pickle is megabytes
     return mac.digest()
+
+
+def _mac_start(key: bytes, name: str):
+    """Over the file's name too: a signed file moved to another name (pages kept as compiled code) fails."""
+    return hmac.new(key, name.encode("utf-8") + b"\0", hashlib.sha256)
 
 
 @functools.cache

@@ -37,7 +37,7 @@ from pathlib import Path
 from ..layout import SiteLayout
 from ..load.model import SiteData
 from ..load.reads import EVERY, TRACKED_KINDS, Read
-from ..signed_cache import read_signed, write_signed
+from ..signed_cache import read_signed, write_signed_by
 from .stamp import source_digests
 
 FORMAT = 4
@@ -184,8 +184,8 @@ class PageMemory:
         if self.file is None:
             return
         try:
-            write_signed(self.file, pickle.dumps({"format": FORMAT, "inputs": self.now, "records": records},
-                                                 protocol=pickle.HIGHEST_PROTOCOL))
+            kept = {"format": FORMAT, "inputs": self.now, "records": records}
+            write_signed_by(self.file, lambda out: pickle.dump(kept, out, protocol=pickle.HIGHEST_PROTOCOL))
         except OSError:
             self.forget()
 
