@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
@@ -62,7 +62,8 @@ class Share:
 
 @dataclass
 class ShareOutput:
-    """What rendering one share produced, and what it asked of the rest of the build."""
+    """What rendering one share produced, and what it asked of the rest of the build. A share with problems
+    writes no files: the build reports the problems instead."""
 
     pages: list[RenderedPage]
     problems: list[Problem]
@@ -70,20 +71,20 @@ class ShareOutput:
     """(name, options) of every table shown, for the downloads."""
     charts: list[tuple[str, dict]]
     """(name, options) of every chart shown."""
-    chart_files: dict[str, bytes]
-    """The standalone copies of those charts in the share's languages."""
-    missing: dict[str, set[str]]
-    """Per catalog: the UI strings asked for that it lacks."""
-    downloads: dict[tuple, dict[str, bytes]]
-    """(table key, segment) -> that table's download files in a language of the share."""
     records: list[PageRecord]
     """Each page with what it depended on, for the next build (empty unless the build keeps them)."""
     kept: list[tuple[str, str]]
     """(segment, page) of the pages kept from the last build as they were, not rendered again."""
-    serving_files: dict[str, bytes]
+    chart_files: dict[str, bytes] = field(default_factory=dict)
+    """The standalone copies of those charts in the share's languages."""
+    downloads: dict[tuple, dict[str, bytes]] = field(default_factory=dict)
+    """(table key, segment) -> that table's download files in a language of the share."""
+    serving_files: dict[str, bytes] = field(default_factory=dict)
     """The calculator's serving-room files of the share's ``served`` models, by path."""
-    calculator: dict[str, bytes]
+    calculator: dict[str, bytes] = field(default_factory=dict)
     """Its languages' calculator data files, by path (``calculator_files``), where it writes them."""
+    missing: dict[str, set[str]] = field(default_factory=dict)
+    """Per catalog: the UI strings asked for that it lacks."""
 
 
 class SiteBuild:
@@ -207,13 +208,14 @@ class SiteBuild:
         shares = [Share(pages=tuple((page, locale) for page in self.pages if page.item is None), locales=(locale,),
                         language_files=True) for locale in locales]
         items = list(dict.fromkeys(page.item for page in self.pages if page.item is not None))
+        paged = set(items)
         served = self._served()
         for first in range(0, len(items), ITEMS_PER_SHARE):
             batch = set(items[first:first + ITEMS_PER_SHARE])
             pages = tuple((page, locale) for locale in locales for page in self.pages if page.item in batch)
             shares.append(Share(pages=pages, locales=locales, served=tuple(model for model in served
                                                                              if model in batch)))
-        unpaged = tuple(model for model in served if model not in items)
+        unpaged = tuple(model for model in served if model not in paged)
         if unpaged:
             shares.append(Share(pages=(), locales=(), served=unpaged))
         return shares
@@ -257,17 +259,19 @@ class SiteBuild:
                 reused.append((locale.segment, page.id))
             if record:
                 records.append(record)
-        files = not problems
-        return ShareOutput(pages=pages, problems=problems, tables=self.tables.uses()[tables_before:],
-                           charts=self.charts.uses(),
-                           chart_files=self.chart_files(locales=share.locales) if files and share.locales else {},
-                           missing={segment: set(catalog.missing) for segment, catalog in self.catalogs.items()},
-                           downloads={key: made for locale in share.locales if files
-                                      for key, made in self._downloads(locale, tables_before).items()},
-                           records=records, kept=reused,
-                           serving_files=self.serving_files(share.served) if files else {},
-                           calculator={path: content for locale in share.locales if files and share.language_files
-                                       for path, content in self.calculator_files(locale).items()})
+        output = ShareOutput(pages=pages, problems=problems, tables=self.tables.uses()[tables_before:],
+                             charts=self.charts.uses(), records=records, kept=reused)
+        if not problems:
+            if share.locales:  # chart_files of no language would draw them in every language
+                output.chart_files = self.chart_files(locales=share.locales)
+            for locale in share.locales:
+                output.downloads.update(self._downloads(locale, tables_before))
+                if share.language_files:
+                    output.calculator.update(self.calculator_files(locale))
+            output.serving_files = self.serving_files(share.served)
+        # Last: drawing the charts and writing the downloads ask for UI strings too.
+        output.missing = {segment: set(catalog.missing) for segment, catalog in self.catalogs.items()}
+        return output
 
     def serving_files(self, models: tuple[str, ...]) -> dict[str, bytes]:
         """The calculator's serving-room file of each of ``models`` (render/calculator/data.py), by path."""

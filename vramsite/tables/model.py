@@ -90,7 +90,6 @@ class Cell:
     of the configuration a choice names."""
 
 
-
 @dataclass(frozen=True, slots=True)
 class Column:
     label: Inline

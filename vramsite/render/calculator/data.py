@@ -8,7 +8,7 @@ import json
 from dataclasses import replace
 from decimal import Decimal
 
-from babel.numbers import get_decimal_symbol, get_group_symbol, get_minus_sign_symbol
+from babel.numbers import get_decimal_symbol, get_minus_sign_symbol
 
 from ...calc import rules
 from ...calc.guide import Guide
@@ -260,7 +260,7 @@ def calculator_data(guide: Guide, fmt: Formatter, catalog: Catalog, default_mode
                    "tight_per_card": _num(data.lookup.tight_per_card_gb)},
         "display": {kind: {"decimals": spec.decimals, "trim": spec.trim, "below_10": spec.below_10}
                     for kind, spec in fmt.specs.items()},
-        "number": {"decimal": get_decimal_symbol(fmt.locale.gettext), "group": get_group_symbol(fmt.locale.gettext),
+        "number": {"decimal": get_decimal_symbol(fmt.locale.gettext), "group": fmt.digit_group,
                    "minus": get_minus_sign_symbol(fmt.locale.gettext)},
         "labels": {label: fmt.gettext(label) for label in sorted(shown_labels(templates, pool))},
         "rule": catalog.gettext(selection_words(data.lookup.selection).rule),
