@@ -15,11 +15,12 @@ states (``prose_arithmetic.py``), which it inherits.
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import cached_property
 from decimal import Decimal
 
 from ..load.model import Gpu, Method, MethodKind, Model, Precision, Selection, SiteData
 from ..load.reads import DerivedCache, ReadCache, cached_reads
-from . import engine_logs, memory, rules, serving_speed, throughput
+from . import engine_logs, memory, price_history, rules, serving_speed, throughput
 from .card_queries import CardQueries
 from .card_view import GpuView
 from .digest import value_digest
@@ -264,6 +265,40 @@ class Guide(CardQueries, ProseArithmetic):
             if cell[2].choice:
                 wins.setdefault(cell[2].choice.gpu.id, []).append(cell)
         return wins
+
+    # -- the price history --------------------------------------------------
+
+    @property
+    def keeps_price_history(self) -> bool:
+        """Whether the site has dated prices before prices.yaml's own."""
+        return len(self.data.price_history) > 1
+
+    def card_prices(self, gpu_id: str) -> tuple[price_history.PricePoint, ...]:
+        return price_history.card_prices(self.data.price_history, gpu_id)
+
+    @cached_property
+    def past_markets(self) -> tuple[Market, ...]:
+        return price_history.past_markets(self.market, self.data.price_history)
+
+    def answer_change(self, model_id: str, method_id: str) -> price_history.AnswerChange:
+        """When the lookup's pick for the model and method last changed with the prices, and what it was."""
+        model, method = self.data.model(model_id), self.data.method(method_id)
+        return price_history.answer_change(self.lookup(model, method),
+                                           lambda market: self.lookup(model, method, market=market),
+                                           self.past_markets, self.data.price_history)
+
+    def history_markets(self) -> tuple[Market, ...]:
+        """The market under each dated price list, oldest first, the last being the site's own."""
+        return (*self.past_markets, self.market)
+
+    def moved_answers(self, index: int) -> tuple[price_history.MovedAnswer, ...]:
+        """The grid's cells whose pick the price list ``index`` of the history moved from the one before it."""
+        markets = self.history_markets()
+        cells = tuple((model.id, method.id) for model in self.data.models for method in self.columns)
+        return price_history.moved_answers(
+            cells, lambda model_id, method_id, market: self.lookup(self.data.model(model_id), self.data.method(method_id),
+                                                                   market=None if market is self.market else market),
+            markets[index - 1], markets[index])
 
     def cheapest(self, model_id: str, method_id: str, *, context: int | None = None, batch: int | None = None,
                  stack: str | None = None, roomy: bool = False, faster_than: Decimal | None = None) -> Lookup:

@@ -64,12 +64,13 @@ from .model import (
     Snapshot,
 )
 from .cards import FIELDS, plausible_report
+from .price_history import price_history
 from .schema import readable_path, schema_problems
 from .yaml_source import YamlDocument, read_yaml
 
 DATA_FILES = ("site", "models", "gpus", "prices", "discounts", "sizing")
 """Each is data/<name>.yaml, checked by vramsite/schemas/<name>.schema.json."""
-OPTIONAL_DATA_FILES = ("catalogue", "weight_formats", "engines", "engine_logs", "throughput")
+OPTIONAL_DATA_FILES = ("catalogue", "weight_formats", "engines", "engine_logs", "throughput", "price_history")
 """Read and checked the same way where a site has them."""
 MEASUREMENTS = "measurements"
 """data/measurements/<run>.yaml: a measuring run each, checked by measurements.schema.json, where a site has any."""
@@ -210,7 +211,8 @@ class _Checker:
                         assumed_native_format=self.assumed_native(catalogue, weight_formats),
                         engine_logs=self.engine_logs(gpus, catalogue, weight_formats, engines),
                         engine_log_names=self.engine_log_names(engines),
-                        speed=self.speed(measurements))
+                        speed=self.speed(measurements),
+                        price_history=price_history(self, gpus, pricing, _dec))
 
     def site(self) -> SiteConfig:
         raw = self.docs["site"].value

@@ -255,6 +255,30 @@ class Pricing:
 
 
 @dataclass(frozen=True)
+class CardPrice:
+    """One card's price in a dated snapshot (data/price_history.yaml)."""
+
+    usd: Decimal | None
+    """The price per card per period (prices.yaml's period); None: offered, no price published."""
+    median: Decimal | None = None
+    """A marketplace snapshot's median price among the card's available listings."""
+    listings: int | None = None
+    """A marketplace snapshot's count of the card's available listings."""
+
+
+@dataclass(frozen=True)
+class PriceSnapshot:
+    """The prices as they stood at one moment: a past price list, or the one prices.yaml holds now."""
+
+    at: str
+    """ISO date, optionally with a time, as written (prices.yaml's ``updated``)."""
+    cards: dict[str, CardPrice]
+    """By card id; a card the snapshot leaves out was not offered then."""
+    snapshot: Snapshot | None = None
+    """A marketplace snapshot's source and counts."""
+
+
+@dataclass(frozen=True)
 class LocaleConfig:
     """One language: its URL segment, BCP 47 tag and gettext id, kept apart."""
 
@@ -822,6 +846,9 @@ class SiteData:
     """The serving engines of data/engines.yaml (None where the site has no such file)."""
     speed: SpeedData | None = None
     """data/throughput.yaml (None where the site has no such file: its pages give no speeds)."""
+    price_history: tuple[PriceSnapshot, ...] = ()
+    """The past price lists of data/price_history.yaml, oldest first, then prices.yaml's own where it is newer:
+    every dated price the site knows (one, the current list, where the site keeps no history)."""
 
     def model(self, model_id: str) -> Model:
         return _by_id(self.models, model_id, "model")

@@ -94,6 +94,10 @@ def _untracked(data: SiteData) -> SiteData:
     plain = {field.name: getattr(data, field.name) for field in dataclasses.fields(data)}
     plain.update({name: () for name in TRACKED_KINDS})
     plain["pricing"] = dataclasses.replace(data.pricing, usd={})
+    if data.price_history:  # its last list holds prices.yaml's prices, tracked one by one
+        *past, latest = data.price_history
+        unpriced = {gpu: dataclasses.replace(price, usd=None) for gpu, price in latest.cards.items()}
+        plain["price_history"] = (*past, dataclasses.replace(latest, cards=unpriced))
     return SiteData(**plain)
 
 
