@@ -4,6 +4,7 @@
     python bench/scale.py                    # 100, 500 and 2,000 models (about ten minutes on 2 cores)
     python bench/scale.py --sizes 40         # one small size (the smoke test)
     python bench/scale.py --json out.json
+    python bench/scale.py --weekly-history 52  # with a year of weekly price lists
 
 The grown catalogue is made of the site's real entries (their architectures, parameter counts and sources),
 each copy under a new id and name, so every model page, table and engine verdict is of a real shape. For each
@@ -21,7 +22,11 @@ import re
 import shutil
 import sys
 import tempfile
+from datetime import date, timedelta
+from decimal import Decimal
 from pathlib import Path
+
+import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
@@ -49,12 +54,32 @@ def grown_catalogue(text: str, count: int) -> str:
     return head + "\nmodels:\n" + "".join(out)
 
 
-def grown_site(folder: Path, count: int) -> Path:
+def grown_site(folder: Path, count: int, weeks: int = 0) -> Path:
     for name in SITE_FOLDERS:
         shutil.copytree(ROOT / name, folder / name)
     catalogue = folder / "data" / "catalogue.yaml"
     catalogue.write_text(grown_catalogue(catalogue.read_text(encoding="utf-8"), count), encoding="utf-8")
+    if weeks:
+        history = weekly_history((folder / "data" / "prices.yaml").read_text(encoding="utf-8"), weeks)
+        (folder / "data" / "price_history.yaml").write_text(history, encoding="utf-8")
     return folder
+
+
+def weekly_history(prices_text: str, weeks: int) -> str:
+    """data/price_history.yaml with a list a week for ``weeks`` weeks before prices.yaml's date: each card's
+    price moved by -2 % to +2 % in a pattern of its own, so that picks change from week to week."""
+    document = yaml.safe_load(prices_text)
+    updated = date.fromisoformat(str(document["updated"])[:10])
+    lines = ["snapshots:"]
+    for week in range(weeks, 0, -1):
+        lines.append(f"  - at: {updated - timedelta(weeks=week)}")
+        lines.append("    prices:")
+        for index, entry in enumerate(document["prices"]):
+            usd = entry["usd"]
+            if usd is not None:
+                usd = round(Decimal(str(usd)) * (1 + Decimal((week * 3 + index) % 5 - 2) / 100), 2)
+            lines.append(f"      - {{gpu: {entry['gpu']}, usd: {'null' if usd is None else usd}}}")
+    return "\n".join(lines) + "\n"
 
 
 def output_size(out: Path) -> tuple[int, int]:
@@ -66,8 +91,8 @@ def peak_mib(*runs: Run) -> float:
     return max(max(run.peak_kib, run.worker_peak_kib) for run in runs) / 1024
 
 
-def measure(scratch: Path, count: int, trash: Trash) -> dict:
-    site = grown_site(scratch / f"models-{count}", count)
+def measure(scratch: Path, count: int, trash: Trash, weeks: int = 0) -> dict:
+    site = grown_site(scratch / f"models-{count}", count, weeks)
     out = site / "site"
     cold_run = before(cold(site, out, trash), build(site, out))()
     files, size = output_size(out)
@@ -95,12 +120,14 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=list(SIZES), metavar="MODELS")
     parser.add_argument("--json", type=Path, help="also write the figures as JSON here")
+    parser.add_argument("--weekly-history", type=int, default=0, metavar="WEEKS",
+                        help="give the site a price list a week for WEEKS weeks (52: a year)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="vramsite-scale-") as scratch:
         scratch = Path(scratch)
         use_bytecode(scratch)
         trash = Trash(scratch / "trash")
-        rows = [measure(scratch, count, trash) for count in args.sizes]
+        rows = [measure(scratch, count, trash, args.weekly_history) for count in args.sizes]
     report(rows)
     if args.json:
         args.json.write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")

@@ -11,12 +11,13 @@ from dataclasses import replace
 import pytest
 from markupsafe import Markup
 
+from history_support import with_past_prices
 from seed_sites import FIXTURES, assemble_seed_site
 from site_support import parse_html
 from vramsite.calc.figure import COUNT, given
 from vramsite.errors import UnknownId
 from vramsite.publish.site import SiteBuild
-from vramsite.render.charts import CHARTS, FONT, MIN_PX, PAPER, chart_title, contrast, render_chart
+from vramsite.render.charts import CHARTS, FONT, MIN_PX, PAPER, chart_file, chart_title, contrast, render_chart
 from vramsite.render.inline import InlineRenderer
 from vramsite.render.scope import HTML, MD, Scope
 from vramsite.tables import ALL_TABLES, Cell, Fig, Flag, Link, Msg, Names, Text
@@ -34,6 +35,7 @@ def built(tmp_path_factory):
     the charts' particular figures are the seed's."""
     root = assemble_seed_site(tmp_path_factory.mktemp("seed-000-measured"), "000")
     shutil.copytree(FIXTURES / "measurements", root / "data" / "measurements")
+    with_past_prices(root, "2026-06-01", a40=320)  # and a price history, for the price chart
     build = SiteBuild(root)
     return build, build.render()
 
@@ -46,8 +48,14 @@ def _fmt(build, segment):
     return build.formatter(_locale(build, segment))
 
 
+OPTIONS = {"price_history": {"gpu": "a40"}}
+"""What a chart drawn for one item needs to name it."""
+GUIDE_CHARTS = [name for name in CHARTS if name not in OPTIONS]
+"""The charts the guide places; the others sit on an item's page."""
+
+
 def _chart(build, name, segment="en", standalone=False):
-    return ET.fromstring(build.chart(name, _locale(build, segment), standalone=standalone))
+    return ET.fromstring(build.chart(name, _locale(build, segment), standalone=standalone, **OPTIONS.get(name, {})))
 
 
 def _tables(guide, **changed):
@@ -99,8 +107,9 @@ def test_output_is_deterministic(built, name):
     build, _ = built
     fmt = _fmt(build, "en")
     tables = _tables(build.guide)
-    assert render_chart(name, tables, fmt, "en") == render_chart(name, tables, fmt, "en")
-    assert render_chart(name, tables, fmt, "en") == build.chart(name, _locale(build, "en"))
+    options = OPTIONS.get(name, {})
+    assert render_chart(name, tables, fmt, "en", **options) == render_chart(name, tables, fmt, "en", **options)
+    assert render_chart(name, tables, fmt, "en", **options) == build.chart(name, _locale(build, "en"), **options)
 
 
 @pytest.mark.parametrize("name", list(CHARTS))
@@ -216,10 +225,10 @@ def test_charts_sit_in_the_english_guide_and_its_twin(built):
     build, files = built
     tree = parse_html(files["en/vram.html"])  # strict: inline SVG must not break the HTML
     inline = {svg.get("id") for svg in tree.iter("{http://www.w3.org/2000/svg}svg")}
-    assert inline == {f"chart-en-{name}" for name in CHARTS}
+    assert inline == {f"chart-en-{name}" for name in GUIDE_CHARTS}
     twin = files["en/vram.html.md"].decode()
     fmt = _fmt(build, "en")
-    for name in CHARTS:
+    for name in GUIDE_CHARTS:
         link = f"![{chart_title(name, fmt)}](../assets/charts/en-{name}.svg)"
         assert twin.count(link) == 1
         for segment in LANGUAGES:
@@ -232,6 +241,10 @@ def test_charts_sit_in_the_english_guide_and_its_twin(built):
                          ("cost", "cost")):
         start = html.index(f'id="table-{table}"')
         assert start < html.index(f'id="chart-en-{chart}"') < html.index("<h2", start)
+    card = files["en/gpus/a40.html"].decode()  # a card's price chart sits on its page, before its table
+    start = card.index('id="price-history"')
+    assert start < card.index('id="chart-en-price_history--gpu-a40"') < card.index('id="table-price-history-a40"')
+    assert files["en/gpus/a40.html.md"].decode().count("](../../assets/charts/en-price_history--gpu-a40.svg)") == 1
 
 
 def test_chart_text_is_chinese_on_chinese_pages(built):
@@ -239,15 +252,16 @@ def test_chart_text_is_chinese_on_chinese_pages(built):
     locale = _locale(build, "zh-cn")
     for name in CHARTS:
         scope = Scope(build, locale, HTML, "zh-cn/vram.html")
-        root = ET.fromstring(str(scope.chart(name)).split("\n", 1)[1].rsplit("\n", 1)[0])
+        options = OPTIONS.get(name, {})
+        root = ET.fromstring(str(scope.chart(name, **options)).split("\n", 1)[1].rsplit("\n", 1)[0])
         title, desc = root.find(f"{SVG}title").text, root.find(f"{SVG}desc").text
         assert CJK.search(title) and CJK.search(desc)
         words = " ".join(_texts(root))
         assert CJK.search(words)
         for english in ("talk to sales", "log scale", "per month", "Context length", "Memory needed"):
             assert english not in words and english not in desc
-        twin = Scope(build, locale, MD, "zh-cn/vram.html").chart(name)
-        assert twin == f"![{title}](../assets/charts/zh-cn-{name}.svg)"
+        twin = Scope(build, locale, MD, "zh-cn/vram.html").chart(name, **options)
+        assert twin == f"![{title}](../assets/{chart_file(name, 'zh-cn', options)})"
     assert "需询价" in _texts(_chart(build, "lookup_heatmap", "zh-cn"))
     tree = parse_html(files["zh-cn/vram.html"])
     for svg in tree.iter("{http://www.w3.org/2000/svg}svg"):  # charts the Chinese guide places, if any

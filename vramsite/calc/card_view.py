@@ -8,10 +8,22 @@ orders of several cards, the lookup cells the card wins. ``Guide.gpu(id)`` makes
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ..load.cards import FIELDS, AsFigure, CardField
 from ..load.model import Gpu
-from . import cost, rules, throughput
+from . import cost, price_history, rules, throughput
 from .figure import COUNT, MEMORY, Figure, given, product
+
+
+@dataclass(frozen=True)
+class DatedPrice:
+    """A card's price in one dated list: the price, and a marketplace snapshot's median and listings."""
+
+    at: str
+    price: Figure | None
+    median: Figure | None
+    listings: Figure | None
 
 
 class GpuView:
@@ -60,6 +72,20 @@ class GpuView:
     @property
     def price(self) -> Figure | None:
         return cost.unit_price(self.gpu, self.guide.data.pricing)
+
+    @property
+    def past_prices(self) -> tuple["DatedPrice", ...]:
+        """The card's price in each dated list that offers it, oldest first, the last being today's;
+        () where the site keeps no history or the card has no price in it."""
+        points = self.guide.card_prices(self.gpu.id)
+        if not price_history.has_price_history(points):
+            return ()
+        pricing = self.guide.data.pricing
+        return tuple(DatedPrice(point.at, cost.listed_price(point.price.usd, pricing),
+                                cost.listed_price(point.price.median, pricing),
+                                None if point.price.listings is None
+                                else given(point.price.listings, "listings", COUNT, "available listings"))
+                     for point in points)
 
     @property
     def hourly(self) -> Figure | None:

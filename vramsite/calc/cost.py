@@ -35,7 +35,11 @@ def _price_kind(pricing: Pricing) -> str:
 
 def unit_price(gpu: Gpu, pricing: Pricing) -> Figure | None:
     """One card for one billing period, as the price list states it."""
-    usd = pricing.usd.get(gpu.id)
+    return listed_price(pricing.usd.get(gpu.id), pricing)
+
+
+def listed_price(usd: Decimal | None, pricing: Pricing) -> Figure | None:
+    """A price of the list (now or in the history) as a figure in the list's period; None where none is given."""
     if usd is None:
         return None
     unit = "USD/month" if pricing.period == Period.MONTH else "USD/GPU-hour"

@@ -137,11 +137,13 @@ class Guide(CardQueries, ProseArithmetic):
         """The engines' KV cache format named like the site's (data/engines.yaml kv_cache_formats)."""
         return self.data.engines.kv_cache_format(self.kv_precision().id)
 
-    def serving_offers(self, gpu: Gpu | None = None):
-        """Every priced configuration (of ``gpu`` alone where given), in the order the site's selection rule prefers
-        them; the engine's verdict stands in for the hardware rules (calc/serving.py)."""
+    def serving_offers(self, gpu: Gpu | None = None, market: Market | None = None):
+        """Every priced configuration (of ``gpu`` alone where given) of ``market`` (the site's own by default), in
+        the order the site's selection rule prefers them; the engine's verdict stands in for the hardware rules
+        (calc/serving.py)."""
         method = replace(self.default_inference(), precision=None, needs_all_to_all=False)
-        return ranked_offers(method, self.market) if gpu is None else ranked_card_offers(gpu, method, self.market)
+        market = market or self.market
+        return ranked_offers(method, market) if gpu is None else ranked_card_offers(gpu, method, market)
 
     @cached_reads
     def engine_log_comparisons(self) -> tuple:

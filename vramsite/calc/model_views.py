@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ..load.model import CatalogueModel, Gpu, Method, Model
 from ..units import BYTES_PER_GB
-from . import attention, cost, memory, serving, serving_speed, throughput, weight_formats
+from . import attention, cost, memory, price_history, serving, serving_speed, throughput, weight_formats
 from .card_view import GpuView
 from .figure import COUNT, FACTOR, MEMORY, WEIGHTS, Figure, given, product, quotient
 from .lookup import Lookup, Market, lookup
@@ -204,11 +204,22 @@ class CatalogueView:
             engines, self.model, weight_format, gpu, cards, context, sequences, self.guide.serving_kv().id, engine))
 
     def serving_choice(self, format_id: str, context: int | None = None,
-                       sequences: int | None = None) -> ServingChoice | None:
+                       sequences: int | None = None, market: Market | None = None) -> ServingChoice | None:
         """The configuration the selection rule prefers among those where the engine starts and holds the
-        sequences; None where none does."""
-        return first_that_fits(self.guide.serving_offers(),
+        sequences (under ``market``'s prices, the site's own by default); None where none does."""
+        return first_that_fits(self.guide.serving_offers(market=market),
                                lambda gpu, count: self.serve(format_id, gpu, count, context, sequences))
+
+    def serving_change(self, format_id: str) -> price_history.AnswerChange:
+        """When the serving configuration in the format at the default context last changed with the prices."""
+        return price_history.answer_change(self.serving_choice(format_id),
+                                           lambda market: self.serving_choice(format_id, market=market),
+                                           self.guide.past_markets, self.guide.data.price_history)
+
+    def method_change(self, method: Method) -> price_history.AnswerChange:
+        """When the configuration for the method at the default context last changed with the prices."""
+        return price_history.answer_change(self.lookup(method), lambda market: self.lookup(method, market),
+                                           self.guide.past_markets, self.guide.data.price_history)
 
     def format_read(self, format_id: str) -> Figure:
         """The weights one decoded token reads in the format, in GB."""

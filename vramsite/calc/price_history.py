@@ -23,13 +23,16 @@ class PricePoint:
 
 @dataclass(frozen=True)
 class AnswerChange:
-    """When the configuration the lookup picks for a model and method last changed, and what it was before."""
+    """When the configuration picked for a question last changed with the prices, and what it was before.
 
-    now: Lookup
+    An answer is a ``Lookup`` (its ``choice``) or a serving engine's ``ServingChoice`` (or None, where nothing
+    starts): ``pick_key`` reduces either to what the reader rents."""
+
+    now: object
     since: str | None
     """The date of the list that brought the current pick; None where every list gave it."""
-    before: Lookup | None
-    """The pick under the list just before ``since``; None where ``since`` is."""
+    before: object
+    """The answer under the list just before ``since``; None where ``since`` is."""
     first: str
     """The date of the oldest list."""
 
@@ -54,18 +57,23 @@ def _usd(snapshot: PriceSnapshot) -> dict:
     return {gpu: price.usd for gpu, price in snapshot.cards.items()}
 
 
-def pick_key(answer: Lookup) -> tuple | None:
-    """What the reader rents: the card and the count; None where nothing fits."""
+def pick_key(answer) -> tuple | None:
+    """What the reader rents, the card and the count, from a ``Lookup`` or a ``ServingChoice``; None where
+    nothing fits."""
+    if answer is None:
+        return None
+    if hasattr(answer, "offer"):
+        return answer.offer.gpu.id, answer.offer.count
     return None if answer.choice is None else (answer.choice.gpu.id, answer.choice.count)
 
 
-def answer_change(now: Lookup, lookup_in: Callable[[Market], Lookup], markets: tuple[Market, ...],
+def answer_change(now, answer_in: Callable[[Market], object], markets: tuple[Market, ...],
                   history: tuple[PriceSnapshot, ...]) -> AnswerChange:
-    """``now`` (the answer under the last list) against ``lookup_in(market)`` under each of ``past_markets``,
+    """``now`` (the answer under the last list) against ``answer_in(market)`` under each of ``past_markets``,
     from the newest back to the first whose pick differs."""
     key = pick_key(now)
     for index in range(len(markets) - 1, -1, -1):
-        answer = lookup_in(markets[index])
+        answer = answer_in(markets[index])
         if pick_key(answer) != key:
             return AnswerChange(now=now, since=history[index + 1].at, before=answer, first=history[0].at)
     return AnswerChange(now=now, since=None, before=None, first=history[0].at)

@@ -25,6 +25,8 @@ class GpuPage(Facts):
     """The card's own measured figures, where a run of data/measurements/ was taken on it."""
     speeds: bool = False
     """The pages give the card's estimated speeds (GpuView.states_speeds)."""
+    history: bool = False
+    """The site keeps dated prices of the card (GpuView.past_prices)."""
 
 
 @register("gpu")
@@ -33,4 +35,4 @@ def gpu_page(guide: Guide, params: dict, card_view=None) -> GpuPage:
     facts = card(card_view)
     return GpuPage(card=facts, id=card_view.id, several_min=facts.min_cards.value > 1, wins=facts.wins.value > 0,
                    defaults=defaults(guide), measured=measured_card(guide, card_view.id),
-                   speeds=card_view.states_speeds)
+                   speeds=card_view.states_speeds, history=bool(card_view.past_prices))

@@ -25,7 +25,7 @@ from functools import lru_cache
 from markupsafe import Markup, escape
 
 from ..calc.figure import Figure
-from ..tables.model import Fig, Flag, Link, Msg, Names, Text
+from ..tables.model import Fig, Flag, Link, Msg, Names, Text, When
 from .derivation import explain
 from .format import Formatter
 
@@ -112,6 +112,8 @@ class InlineRenderer:
             return self.link(piece.target, self.render(piece.content))
         if isinstance(piece, Flag):
             return self.flag(piece.msgid)
+        if isinstance(piece, When):
+            return self.text(self.fmt.date(piece.iso))
         if isinstance(piece, Names):
             texts = [self.render(item) for item in piece.items]
             if self.mode == TEXT:

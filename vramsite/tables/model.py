@@ -36,6 +36,13 @@ class Msg:
 
 
 @dataclass(frozen=True, slots=True)
+class When:
+    """A date (or date and time) from data, ISO as written: printed in the reader's language."""
+
+    iso: str
+
+
+@dataclass(frozen=True, slots=True)
 class Fig:
     figure: Figure
     period: bool = False
@@ -68,7 +75,7 @@ class Names:
     style: str = "standard"
 
 
-Inline = Text | Msg | Fig | Link | Flag | Names | tuple
+Inline = Text | Msg | Fig | Link | Flag | Names | When | tuple
 
 
 @dataclass(frozen=True, slots=True)

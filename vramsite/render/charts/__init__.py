@@ -31,6 +31,7 @@ from .finetune import finetune_chart
 from .heatmap import lookup_heatmap_chart
 from .kv_context import kv_context_chart
 from .measured import measured_chart
+from .price_history import price_history_chart
 from .names import TITLES, chart_file, chart_slug, chart_title
 from .svg import MIN_PX
 from .text import FONT, text_width, wrap
@@ -41,6 +42,7 @@ CHARTS = {
     "finetune": finetune_chart,
     "lookup_heatmap": lookup_heatmap_chart,
     "measured": measured_chart,
+    "price_history": price_history_chart,
 }
 """Charts content can place by name: {{ chart("cost") }}."""
 

@@ -11,6 +11,7 @@ TITLES = {
     "finetune": "Memory to fine-tune, by model and method",
     "lookup_heatmap": "The lookup grid, coloured by price",
     "measured": "How far each measured figure lands from the formula",
+    "price_history": "The price over time",
 }
 """Each chart's title: a msgid, shown on top of the chart and as the image's alternative text."""
 
