@@ -176,7 +176,7 @@ class SiteBuild:
             files.add(path, page.html, source)
             files.add(path + ".md", page.markdown, source)
         for path, content in site_wide_files(self.layout_env, self.data, self.catalogs, self.assets, self.pages,
-                                             rendered).items():
+                                             rendered, self.guide).items():
             files.add(path, content, "templates")
         for path, content in self.assets.files.items():
             files.add(path, content, "templates/static")

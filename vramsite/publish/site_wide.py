@@ -1,22 +1,25 @@
-"""The files of the site beside its pages: the language chooser, the 404 page, sitemap, robots.txt, llms.txt."""
+"""The files of the site beside its pages: the language chooser, the 404 page, sitemap, robots.txt, llms.txt, and
+each language's feed of price changes where the site keeps a price history (``feed.py``)."""
 
 from __future__ import annotations
 
 from jinja2 import Environment
 from markupsafe import Markup
 
+from ..calc.guide import Guide
 from ..errors import InputError
 from ..load.dates import parse_moment
 from ..load.model import SiteData
 from ..render.content import layout_problem
 from ..render.format import Formatter
-from . import discovery
+from . import discovery, feed
 from .pages import Assets, RenderedPage, language_name
 
 
 def site_wide_files(layout_env: Environment, data: SiteData, catalogs: dict, assets: Assets, pages: tuple,
-                    rendered: list[RenderedPage]) -> dict[str, bytes]:
-    """``pages``: the site's page specs; ``rendered``: every page in every language, as rendered."""
+                    rendered: list[RenderedPage], guide: Guide) -> dict[str, bytes]:
+    """``pages``: the site's page specs; ``rendered``: every page in every language, as rendered; ``guide``: the
+    calculation over ``data`` (the feeds word what each price list changed)."""
     site = data.site
     by_key = {(page.key, page.locale.segment): page for page in rendered}
     languages = [{"locale": locale, "name": language_name(locale), "index": by_key[("index", locale.segment)],
@@ -33,12 +36,15 @@ def site_wide_files(layout_env: Environment, data: SiteData, catalogs: dict, ass
         "sitemap.xml": discovery.sitemap(site.base_url, [page.id for page in pages], site.locales,
                                          discovery.lastmod(_dates_every_page_shows(data))),
         "robots.txt": discovery.robots(site.base_url),
+        **feed.feed_files(guide, catalogs, [page.id for page in pages]),
     }
     sections = []
     for language in languages:
         locale = language["locale"]
         links = [(page.title, f"{site.base_url}/{locale.segment}/{page.key}.html.md", page.description)
                  for page in rendered if page.locale == locale]
+        if guide.keeps_price_history:
+            links.append(feed.llms_link(site, locale, language["catalog"]))
         sections.append((language["name"], links))
     first = languages[0]
     summary = first["index"].description
