@@ -28,16 +28,25 @@ def find_all(tree, tag: str):
     return tree.iter(f"{XHTML}{tag}")
 
 
-def table_rows(tree, table_id: str) -> dict[str, list[str]]:
-    """Rows of the table inside figure#table-<id>: header text -> cell texts."""
+def text_for_machines(element) -> str:
+    """``text_of``, with each <time> read as its ``datetime``: the same in every language."""
+    parts = [element.text or ""] if element.tag != f"{XHTML}time" else [element.get("datetime")]
+    for child in element:
+        parts.append(text_for_machines(child) if child.tag != f"{XHTML}time" else child.get("datetime"))
+        parts.append(child.tail or "")
+    return re.sub(r"\s+", " ", "".join(parts)).strip()
+
+
+def table_rows(tree, table_id: str, text=text_of) -> dict[str, list[str]]:
+    """Rows of the table inside figure#table-<id>: header text -> cell texts (each as ``text`` reads it)."""
     for figure in find_all(tree, "figure"):
         if figure.get("id") == f"table-{table_id}":
             rows = {}
             for row in figure.iter(f"{XHTML}tr"):
                 header = row.find(f"{XHTML}th")
-                cells = [text_of(cell) for cell in row.findall(f"{XHTML}td")]
+                cells = [text(cell) for cell in row.findall(f"{XHTML}td")]
                 if cells:
-                    rows[text_of(header)] = cells
+                    rows[text(header)] = cells
             return rows
     raise AssertionError(f"no table {table_id!r}")
 

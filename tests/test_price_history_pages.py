@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from data_edits import live_copy, rendered_page, site_copy
+from data_edits import live_copy, read, rendered_page, site_copy, write
 from history_support import current_prices, with_past_prices
 from site_support import markdown_table_rows, parse_html, table_download, table_rows
 from vramsite.publish.site import SiteBuild
@@ -77,3 +77,23 @@ def test_the_downloads_carry_the_history(tmp_path):
     picks = table_download(files, "model-picks-qwen3-14b", "zh-cn")
     assert picks["rows"][0]["key"] == "serving" and picks["rows"][0]["cells"]["since"]["text"] == "2026年9月1日"
     assert "assets/charts/en-price_history--gpu-a40.svg" in files
+
+
+def test_a_rebuild_after_a_price_edit_shows_what_a_cold_build_shows(tmp_path):
+    """The last list is prices.yaml's: an edit of a price alone renders again the pages that show it, and the
+    history, the chart and the feed follow."""
+    site = site_copy(tmp_path / "site")
+    with_past_prices(site, "2026-06-01", a40=300)
+    SiteBuild(site, incremental=True).render()
+    document = read(site, "prices")
+    document["prices"] = [{**entry, "usd": entry["usd"] + 50} if entry["gpu"] == "a40" else entry
+                          for entry in document["prices"]]
+    write(site, "prices", document)
+    rebuild = SiteBuild(site, incremental=True)
+    files = rebuild.render()
+    assert files == SiteBuild(site).render()
+    assert rebuild.kept, "every page was rendered again: the test shows nothing of the rebuild"
+    now = current_prices(site)["a40"]
+    assert table_rows(parse_html(files["en/gpus/a40.html"]), "price-history-a40")["September 1, 2026"] == [
+        f"${now}/month"]
+    assert f"A40: $300/month → ${now}/month".encode() in files["en/feed.xml"]

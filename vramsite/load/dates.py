@@ -18,3 +18,9 @@ def parse_moment(text: str) -> date | datetime:
         return date.fromisoformat(day) if clock is None else datetime.fromisoformat(f"{day}T{clock}")
     except ValueError as error:
         raise ValueError(f"is not a real date or time ({error})") from None
+
+
+def machine_date(text: str) -> str:
+    """A date from data as HTML's ``datetime`` attribute takes it: 2026-09-01, or 2026-10-31T17:40Z."""
+    moment = parse_moment(text)
+    return f"{moment:%Y-%m-%dT%H:%MZ}" if isinstance(moment, datetime) else moment.isoformat()

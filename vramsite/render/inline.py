@@ -25,6 +25,7 @@ from functools import lru_cache
 from markupsafe import Markup, escape
 
 from ..calc.figure import Figure
+from ..load.dates import machine_date
 from ..tables.model import Fig, Flag, Link, Msg, Names, Text, When
 from .derivation import explain
 from .format import Formatter
@@ -113,7 +114,7 @@ class InlineRenderer:
         if isinstance(piece, Flag):
             return self.flag(piece.msgid)
         if isinstance(piece, When):
-            return self.text(self.fmt.date(piece.iso))
+            return self.when(piece.iso)
         if isinstance(piece, Names):
             texts = [self.render(item) for item in piece.items]
             if self.mode == TEXT:
@@ -162,6 +163,13 @@ class InlineRenderer:
         if self.mode == MD:
             return Markup(f"[{content}]({url})")
         return Markup(f'<a href="{html_text(url)}">{content}</a>')
+
+    def when(self, iso: str) -> Markup:
+        """A date in the reader's words; in HTML a <time> element that gives it to machines as well."""
+        shown = self.text(self.fmt.date(iso))
+        if self.mode in (MD, TEXT):
+            return shown
+        return Markup(f'<time datetime="{html_text(machine_date(iso))}">{shown}</time>')
 
     def flag(self, msgid: str) -> Markup:
         label = self.text(self.fmt.gettext(msgid))

@@ -83,7 +83,7 @@ SVG_ELEMENTS = frozenset("""
 """.split())
 """The charts' SVG. Never: script, foreignobject, use, image, animate, set."""
 ATTRIBUTES = frozenset("""
-    alt autocomplete class colspan cx cy d defer dominant-baseline download dx dy fill fill-opacity font-family
+    alt autocomplete class colspan cx cy d datetime defer dominant-baseline download dx dy fill fill-opacity font-family
     font-size font-weight for headers height hidden href id inputmode lang name novalidate offset opacity open
     patterntransform patternunits points r rel role rowspan rx ry scope selected span src stop-color stroke
     stroke-dasharray stroke-linecap stroke-linejoin stroke-opacity stroke-width style tabindex text-anchor title
