@@ -106,11 +106,16 @@ def change_a_price(root: Path, guide: Guide) -> dict:
     # Keep the stamp's form: a day (quoted or not), or a day and a time.
     stamp = NEW_DATE if re.fullmatch(r'"?\d{4}-\d{2}-\d{2}"?', updated[1].strip()) else f'"{NEW_DATE} 09:00 UTC"'
     replace_once(prices, updated[0], f"updated: {stamp}")
-    return {"card": card, "price": new}
+    recorded = run_cli("prices", "record", "--site", str(root))  # the guide's next step
+    assert recorded.returncode == 0, recorded.stderr
+    return {"card": card, "price": new, "old": old}
 
 
 def _check_price(site: Published, edit: dict) -> None:
     assert site.guide.data.pricing.usd[edit["card"]] == edit["price"]
+    *_, before, recorded = site.guide.data.price_history  # the list recorded, after the one it replaces
+    assert recorded.at == site.guide.data.pricing.updated and recorded.at.startswith(NEW_DATE)
+    assert (before.cards[edit["card"]].usd, recorded.cards[edit["card"]].usd) == (edit["old"], edit["price"])
     rows = {row["key"]: row["cells"] for row in json.loads(site.files["data/en/catalogue.json"])["rows"]}
     assert Decimal(rows[edit["card"]]["price"]["exact"]) == edit["price"]
 
@@ -131,9 +136,15 @@ def _check_added_card(site: Published, edit: dict) -> None:
 
 
 def remove_card(root: Path, card: str) -> None:
-    """'Remove a card': its entry in gpus.yaml and its line in prices.yaml."""
+    """'Remove a card': its entry in gpus.yaml, its line in prices.yaml and its line in each list of
+    price_history.yaml."""
     replace_once(root / "data" / "gpus.yaml", card_block(root, card), "")
     replace_once(root / "data" / "prices.yaml", price_line(root, card), "")
+    history = root / "data" / "price_history.yaml"
+    text = history.read_text(encoding="utf-8")
+    lines = re.compile(rf"^      - \{{gpu: {re.escape(card)}, [^}}\n]*\}}\n", re.M)
+    assert len(lines.findall(text)) == text.count("\n  - at: "), f"one line for {card} in each list"
+    history.write_text(lines.sub("", text), encoding="utf-8")
 
 
 def remove_a_card_no_page_names(root: Path, guide: Guide) -> dict:

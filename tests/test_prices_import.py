@@ -23,10 +23,12 @@ from vramsite.listings import read
 from vramsite.listings.cards import card_names
 from vramsite.listings.command import BEFORE, MAX_PROBLEMS, import_prices, read_snapshot
 from vramsite.load import load_site
+from vramsite.load.model import CardPrice
 
 LISTINGS = ROOT / "tests" / "fixtures" / "listings"
 QUICK = ROOT / "sites" / "quick"
 PRICES = "data/prices.yaml"
+HISTORY = "data/price_history.yaml"
 NOVEMBER_PRICES = {
     "rtx-4090": "0.38",  # 0.35 is rented out (available: false)
     "rtx-3090": "0.19",
@@ -124,7 +126,8 @@ def test_a_new_snapshot_writes_the_lowest_available_prices_the_time_and_the_coun
     assert pricing.updated == "2026-11-30 09:00 UTC"
     assert (pricing.snapshot.source, pricing.snapshot.gpus, pricing.snapshot.machines) == ("Arrakis", 78, 14)
     assert run.stderr.strip() == (f"{quick / PRICES}: written from 14 listings (78 GPUs on 14 machines; "
-                                  "9 of 11 cards priced), snapshot of 2026-11-30 09:00 UTC")
+                                  "9 of 11 cards priced), snapshot of 2026-11-30 09:00 UTC; "
+                                  f"{quick / HISTORY}: appended (2 lists)")  # tests/test_price_history_commands.py
 
 
 def test_the_report_names_what_changed_on_the_pages(quick):
@@ -157,10 +160,17 @@ def test_the_report_is_the_one_build_py_diff_prints(quick):
 def test_importing_todays_snapshot_after_a_new_one_gives_back_the_same_bytes(quick):
     original = (quick / PRICES).read_bytes()
     assert import_listing(quick, LISTINGS / "november.jsonl").returncode == 0
+    history = quick / HISTORY
+    text = history.read_text(encoding="utf-8")  # the older snapshot is refused while the newer list is there
+    history.write_text(text[:text.index('  - at: "2026-11-30 09:00 UTC"\n')], encoding="utf-8")
     run = import_listing(quick, LISTINGS / "today.csv")
     assert run.returncode == 0, run.stderr
     assert (quick / PRICES).read_bytes() == original
     assert "- RTX 4090 · Lowest price: $0.38/GPU-hour → $0.41/GPU-hour" in run.stdout.splitlines()
+    assert run.stderr.strip().endswith(f"{history}: replaced its last list (1 list)")
+    [latest] = load_site(quick).price_history  # the list of today's snapshot, now with its medians and counts
+    assert latest.at == "2026-10-31 17:40 UTC" and (latest.snapshot.gpus, latest.snapshot.machines) == (687, 200)
+    assert latest.cards["rtx-4090"] == CardPrice(Decimal("0.41"), Decimal("0.68"), 15)
 
 
 # -- the snapshot's time ----------------------------------------------------------------------

@@ -61,7 +61,8 @@ def test_the_change_goes_to_a_pull_request_with_the_imports_report(workflow):
     pull_request = step_using(workflow, "peter-evans/create-pull-request@")
     names = [step.get("name") for step in job(workflow)["steps"]]
     assert names.index(pull_request["name"]) > names.index(step_running(workflow, COMMAND)["name"])
-    assert pull_request["with"]["add-paths"] == "sites/quick/data/prices.yaml"
+    assert pull_request["with"]["add-paths"].split() == ["sites/quick/data/prices.yaml",
+                                                         "sites/quick/data/price_history.yaml"]
     assert pull_request["with"]["body-path"] == "import/pull-request.md"
     assert "steps.import.outputs.at" in pull_request["with"]["title"]
     assert set(workflow["permissions"]) == {"contents", "pull-requests"}
@@ -92,6 +93,8 @@ def test_the_import_step_writes_the_prices_and_the_pull_request_text(workflow, t
     assert run.returncode == 0, run.stderr
     prices = (work / "sites" / "quick" / "data" / "prices.yaml").read_text(encoding="utf-8")
     assert 'updated: "2026-12-01 06:23 UTC"' in prices and "{gpu: h100, usd: 1.60}" in prices
+    history = (work / "sites" / "quick" / "data" / "price_history.yaml").read_text(encoding="utf-8")
+    assert history.count("  - at: ") == 2 and '  - at: "2026-12-01 06:23 UTC"' in history
     body = (work / "import" / "pull-request.md").read_text(encoding="utf-8")
     report = (work / "import" / "report.md").read_text(encoding="utf-8")
     assert body.startswith("Lowest prices per GPU-hour from the listing export downloaded at 2026-12-01 06:23 UTC")
@@ -110,4 +113,6 @@ def test_a_refused_export_fails_the_step_and_says_why_in_the_summary(workflow, t
     assert "import/listings:3: gpu: unknown GPU 'A40'" in summary and "12 problems; nothing was written." in summary
     assert "import/listings:3: gpu: unknown GPU 'A40'" in run.stderr
     assert (work / "sites" / "quick" / "data" / "prices.yaml").read_bytes() == original
+    assert (work / "sites" / "quick" / "data" / "price_history.yaml").read_bytes() == \
+        (ROOT / "sites" / "quick" / "data" / "price_history.yaml").read_bytes()
     assert not (tmp_path / "output").exists() and not (work / "import" / "pull-request.md").exists()

@@ -232,8 +232,13 @@ def _search_index(site: Path, files: dict[str, bytes]) -> dict[str, bytes]:
 
 
 def _check(args) -> int:
+    from .listings.record import unrecorded_warning
+
     files = _render(args)
     print(f"no problems found ({len(files)} files rendered in memory, nothing written)")
+    warning = unrecorded_warning(args.site)
+    if warning:
+        print(f"warning: {warning}", file=sys.stderr)
     if args.base:
         from .publish.price_dates import check_dates
 

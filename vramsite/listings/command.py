@@ -2,10 +2,12 @@
 
 Every problem is gathered first (the site's data, the export's form, each
 row's fields, names no card has, machines listed twice, the snapshot's
-time) and reported together; then data/prices.yaml is rewritten in memory,
-the site is built as it is and as it would be, and only when the new one
-builds is the file replaced, in one step. All of it under the site's edit
-lock, and the file only if it is still the bytes read (importers/data_file.py).
+time, a price history that holds a later list) and reported together; then
+data/prices.yaml is rewritten in memory and the snapshot added to
+data/price_history.yaml (history_file.py), the site is built as it is and as
+it would be with both, and only when the new one builds are the files
+replaced, each in one step. All of it under the site's edit lock, and the
+files only if they are still the bytes read (importers/data_file.py).
 """
 
 from __future__ import annotations
@@ -19,13 +21,16 @@ from pathlib import Path
 
 from ..changes import NO_CHANGE, compare, format_report, site_text
 from ..errors import InputError, Problem
-from ..importers.data_file import read_data_file
+from ..importers.data_file import DataFile, read_data_file
 from ..layout import SOURCE_FOLDERS, SiteLayout
 from ..load import load_site
 from ..load.dates import parse_moment
-from ..load.model import Period, SiteData
+from ..load.model import CardPrice, Period, PriceSnapshot, Pricing, SiteData
+from ..load.model import Snapshot as Counts
 from ..publish.lock import editing_sources
+from . import history_file
 from .cards import card_names
+from .history_file import HISTORY_FILE
 from .prices_file import PRICES_FILE, layout_problem, with_snapshot
 from .read import Export, quoted, read_export
 from .rows import Listing, parse_rows
@@ -72,8 +77,9 @@ def _import(site: Path, listings: Path, at: str | None, site_label: str | None) 
 
 
 def _import_locked(site: Path, listings: Path, at: str | None, site_label: str | None) -> tuple[str, str]:
-    prices_path = site / PRICES_FILE
+    prices_path, history_path = site / PRICES_FILE, site / HISTORY_FILE
     prices = read_data_file(site, PRICES_FILE, str(prices_path))  # first: what is replaced must be what was read
+    history = read_data_file(site, HISTORY_FILE, str(history_path))
     data = load_site(site)  # the site as it is must load: its cards and prices are the starting point
     text = prices.text
     problems = _site_problems(data, text)
@@ -83,14 +89,48 @@ def _import_locked(site: Path, listings: Path, at: str | None, site_label: str |
     problems += found
     moment, found = snapshot_time(at, export)
     problems += found
+    past = history_file.read_history(history.text)
+    later = None if moment is None else history_file.later_problem(
+        past, moment, "this snapshot", "import a newer export, or delete that list if it is wrong")
+    problems += [later] if later else []
     if problems:
         raise InputError(_capped(problems))
     new_text = with_snapshot(text, data.pricing, snapshot, moment)
     if new_text == text:
         return f"{NO_CHANGE}\n", f"{prices_path}: already up to date with {_counts(rows, snapshot)}; nothing written"
-    report = _changes(site, new_text, export.name, site_label)
-    prices.replace(new_text, "the import")
-    return report, f"{prices_path}: written from {_counts(rows, snapshot)}, snapshot of {moment}"
+    entry = history_entry(data.pricing, snapshot, moment)
+    new_history, done = history_file.with_entry(history.text, entry, history_file.schema_line_of(text))
+    report = _changes(site, {PRICES_FILE: new_text, HISTORY_FILE: new_history}, export.name, site_label)
+    replace_all(site, [(PRICES_FILE, prices, new_text), (HISTORY_FILE, history, new_history)], "the import")
+    return report, (f"{prices_path}: written from {_counts(rows, snapshot)}, snapshot of {moment}; "
+                    f"{history_path}: {done} ({_lists(new_history)})")
+
+
+def history_entry(pricing: Pricing, snapshot: Snapshot, at: str) -> PriceSnapshot:
+    """The list the import adds to the history: each card of prices.yaml, in its order, at the price written
+    there (a price equal to the one already written stays as written: 1.90, not 1.9), with its median and count
+    of available listings; and the snapshot's source and counts."""
+    cards = {}
+    for gpu, old in pricing.usd.items():
+        new = snapshot.lowest[gpu]
+        cards[gpu] = CardPrice(old if old == new else new, snapshot.median[gpu], snapshot.listings[gpu])
+    counts = Counts(pricing.snapshot.source, snapshot.gpus, snapshot.machines)
+    return PriceSnapshot(at=at, cards=cards, snapshot=counts)
+
+
+def replace_all(site: Path, files: list[tuple[str, DataFile, str]], command: str) -> None:
+    """Write each data file (its path in the site, as read, its new text), once none of them changed on disk
+    since it was read: an editor's save to the second stops both, rather than leaving the first written."""
+    for relative, file, new_text in files:
+        if read_data_file(site, relative, file.name).original != file.original:
+            file.replace(new_text, command)  # refuses, naming the file and what to do; nothing is written
+    for _relative, file, new_text in files:
+        file.replace(new_text, command)
+
+
+def _lists(history_text: str) -> str:
+    count = len(history_file.lists_of(history_file.read_history(history_text)))
+    return f"{count} list{'s' if count != 1 else ''}"
 
 
 def read_snapshot(listings: Path, names: dict[str, str],
@@ -157,21 +197,23 @@ def _counts(rows: list, snapshot: Snapshot) -> str:
             f"{priced} of {len(snapshot.lowest)} cards priced)")
 
 
-def _changes(site: Path, new_prices: str, listings: str, site_label: str | None) -> str:
-    """The `build.py diff` report of the site as it is against the site with ``new_prices``."""
+def _changes(site: Path, new_files: dict[str, str], listings: str, site_label: str | None) -> str:
+    """The `build.py diff` report of the site as it is against the site with ``new_files`` (data file -> its
+    new text)."""
     before = site_text(site)
-    with _site_copy(site) as copy:
-        (copy / PRICES_FILE).write_bytes(new_prices.encode("utf-8"))
+    with site_copy(site) as copy:
+        for relative, new_text in new_files.items():
+            (copy / relative).write_bytes(new_text.encode("utf-8"))
         try:
             after = site_text(copy)
         except InputError as error:  # a safeguard: every bound the loader checks is checked above
-            raise InputError([Problem(listings, None, "", f"the imported prices would not build: {problem}")
+            raise InputError([Problem(listings, None, "", f"the imported snapshot would not build: {problem}")
                               for problem in error.problems]) from None
     return format_report(compare(before, after), BEFORE, site_label)
 
 
 @contextmanager
-def _site_copy(site: Path) -> Iterator[Path]:
+def site_copy(site: Path) -> Iterator[Path]:
     """A copy of the site's sources in its own .cache (IMPORT_COPY), removed afterwards. A killed import
     leaves it there, in an ignored folder of the site rather than in the system's temporary folder, and the
     next import clears it first; the edit lock keeps two imports out of one copy."""
