@@ -6,10 +6,11 @@ from decimal import Decimal
 
 import pytest
 
-from data_edits import read, site_copy, write
+from data_edits import live_copy, read, site_copy, write
 from history_support import current_prices, with_past_prices, write_history
 from vramsite.calc import price_history
 from vramsite.calc.guide import Guide
+from vramsite.calc.lookup import first_fit
 from vramsite.errors import InputError
 from vramsite.load import load_site
 
@@ -111,3 +112,25 @@ def test_price_changes_name_cards_whose_price_moved_or_that_came_or_went(site):
     assert sorted(by_card) == ["a40", "l4"]
     assert by_card["a40"].before is None and by_card["a40"].after.usd == data.pricing.usd["a40"]
     assert by_card["l4"].before.usd == 999 and by_card["l4"].after.usd == data.pricing.usd["l4"]
+
+
+def test_the_pick_alone_is_the_whole_answer_s_pick_under_every_past_market(tmp_path):
+    """The history walks back with the pick alone (lookup.first_fit); it must be what the lookup picks."""
+    site = live_copy(tmp_path / "site")
+    write_history(site, [("2026-06-01", {**current_prices(site), "a40": 5000, "rtx-a6000": 5000}),
+                         ("2026-07-01", {**current_prices(site), "l4": 90, "rtx-a5000": 900})])
+    guide = Guide(load_site(site))
+    checked = 0
+    for market in guide.past_markets:
+        for model, method, _ in guide.grid_cells():
+            need = guide.need(model, method).total
+            assert price_history.pick_key(first_fit(need, method, market)) == \
+                price_history.pick_key(guide.lookup(model, method, market=market))
+            checked += 1
+        for view in guide.catalogue:
+            for method in guide.columns:
+                whole = view.lookup(method, market)
+                alone = first_fit(view.need(method).total, method, market, lambda cards: view.need(method, cards).total)
+                assert price_history.pick_key(alone) == price_history.pick_key(whole)
+                checked += 1
+    assert checked > 100

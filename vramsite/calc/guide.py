@@ -26,7 +26,7 @@ from .card_view import GpuView
 from .digest import value_digest
 from .figure import COUNT, FACTOR, MEMORY, Figure, given
 from .layers.base import KEYS_AND_VALUES
-from .lookup import Lookup, Market, lookup, ranked_card_offers, ranked_offers
+from .lookup import Lookup, Market, first_fit, lookup, ranked_card_offers, ranked_offers
 from .measured import MeasuredRun, measured_run
 from .model_views import CatalogueView, ModelView
 from .prose_arithmetic import ProseArithmetic
@@ -285,9 +285,11 @@ class Guide(CardQueries, ProseArithmetic):
     def answer_change(self, model_id: str, method_id: str) -> price_history.AnswerChange:
         """When the lookup's pick for the model and method last changed with the prices, and what it was."""
         model, method = self.data.model(model_id), self.data.method(method_id)
+        need = self.need(model, method).total
         return price_history.answer_change(self.lookup(model, method),
                                            lambda market: self.lookup(model, method, market=market),
-                                           self.past_markets, self.data.price_history)
+                                           self.past_markets, self.data.price_history,
+                                           lambda market: first_fit(need, method, market))
 
     def history_markets(self) -> tuple[Market, ...]:
         """The market under each dated price list, oldest first, the last being the site's own."""

@@ -167,6 +167,17 @@ def ranked_card_offers(gpu: Gpu, method: Method, market: Market) -> list[Offer]:
                   key=SELECTIONS[market.rules.selection])
 
 
+def first_fit(need: Figure, method: Method, market: Market,
+              need_on: Callable[[int], Figure] | None = None) -> Offer | None:
+    """The offer the selection rule picks for ``need`` (``lookup``'s ``choice``, as an offer); None where none holds
+    it. What the pick needs alone, for a question asked under many markets (the price history)."""
+    if need_on is None:
+        # rules.fits, with the cards' memory worked out once: this is the grid's inner loop.
+        return next((offer for offer in ranked_offers(method, market) if need.value <= offer.memory_gb), None)
+    return next((offer for offer in ranked_offers(method, market) if need_on(offer.count).value <= offer.memory_gb),
+                None)
+
+
 def lookup(need: Figure, method: Method, market: Market,
            need_on: Callable[[int], Figure] | None = None) -> Lookup:
     """The configuration the selection rule picks for ``need``.
@@ -176,12 +187,7 @@ def lookup(need: Figure, method: Method, market: Market,
     and ``need`` is the need on one card.
     """
     node_cards = max(market.rules.card_counts)
-    if need_on is None:
-        # rules.fits, with the cards' memory worked out once: this is the grid's inner loop.
-        best = next((offer for offer in ranked_offers(method, market) if need.value <= offer.memory_gb), None)
-    else:
-        best = next((offer for offer in ranked_offers(method, market)
-                     if need_on(offer.count).value <= offer.memory_gb), None)
+    best = first_fit(need, method, market, need_on)
     if best is None:
         nodes_need = need if need_on is None else need_on(node_cards)
         return Lookup(need=nodes_need, method=method, choice=None, same_class=(),

@@ -9,12 +9,14 @@ calc/attention.py, and served by calc/serving.py). Each keeps the ``Guide``
 
 from __future__ import annotations
 
+from functools import cache
+
 from ..load.model import CatalogueModel, Gpu, Method, Model
 from ..units import BYTES_PER_GB
 from . import attention, cost, memory, price_history, serving, serving_speed, throughput, weight_formats
 from .card_view import GpuView
 from .figure import COUNT, FACTOR, MEMORY, WEIGHTS, Figure, given, product, quotient
-from .lookup import Lookup, Market, lookup
+from .lookup import Lookup, Market, first_fit, lookup
 from .serving import ServingChoice, Verdict, first_that_fits, verdict
 from .serving_speed import ServedSpeed
 
@@ -218,8 +220,12 @@ class CatalogueView:
 
     def method_change(self, method: Method) -> price_history.AnswerChange:
         """When the configuration for the method at the default context last changed with the prices."""
+        @cache
+        def need_on(cards: int) -> Figure:
+            return self.need(method, cards).total
         return price_history.answer_change(self.lookup(method), lambda market: self.lookup(method, market),
-                                           self.guide.past_markets, self.guide.data.price_history)
+                                           self.guide.past_markets, self.guide.data.price_history,
+                                           lambda market: first_fit(need_on(1), method, market, need_on))
 
     def format_read(self, format_id: str) -> Figure:
         """The weights one decoded token reads in the format, in GB."""

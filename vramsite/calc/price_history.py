@@ -58,24 +58,30 @@ def _usd(snapshot: PriceSnapshot) -> dict:
 
 
 def pick_key(answer) -> tuple | None:
-    """What the reader rents, the card and the count, from a ``Lookup`` or a ``ServingChoice``; None where
-    nothing fits."""
+    """What the reader rents, the card and the count, from a ``Lookup``, a ``ServingChoice`` or an ``Offer``;
+    None where nothing fits."""
     if answer is None:
         return None
     if hasattr(answer, "offer"):
-        return answer.offer.gpu.id, answer.offer.count
-    return None if answer.choice is None else (answer.choice.gpu.id, answer.choice.count)
+        answer = answer.offer
+    elif hasattr(answer, "choice"):
+        answer = answer.choice
+        if answer is None:
+            return None
+    return answer.gpu.id, answer.count
 
 
 def answer_change(now, answer_in: Callable[[Market], object], markets: tuple[Market, ...],
-                  history: tuple[PriceSnapshot, ...]) -> AnswerChange:
+                  history: tuple[PriceSnapshot, ...], pick_in: Callable[[Market], object] | None = None) -> AnswerChange:
     """``now`` (the answer under the last list) against ``answer_in(market)`` under each of ``past_markets``,
-    from the newest back to the first whose pick differs."""
+    from the newest back to the first whose pick differs. ``pick_in(market)``, where given, finds the pick alone
+    (what ``pick_key`` reads) at less cost than the whole answer, which is then worked out for that market only."""
     key = pick_key(now)
+    pick_in = pick_in or answer_in
     for index in range(len(markets) - 1, -1, -1):
-        answer = answer_in(markets[index])
-        if pick_key(answer) != key:
-            return AnswerChange(now=now, since=history[index + 1].at, before=answer, first=history[0].at)
+        if pick_key(pick_in(markets[index])) != key:
+            return AnswerChange(now=now, since=history[index + 1].at, before=answer_in(markets[index]),
+                                first=history[0].at)
     return AnswerChange(now=now, since=None, before=None, first=history[0].at)
 
 
