@@ -46,7 +46,7 @@ def model_pick_history_table(guide: Guide, model: str) -> Table:
                Column(Msg.of("Before"), False, "before"))
     return Table(id=f"model-picks-{view.id}", caption=Msg.of("{model}: when the prices last changed the pick",
                                                             model=Text(view.name)),
-                 corner=Msg.of("Question"), columns=columns, rows=tuple(rows), bundle=model_bundle(view))
+                 corner=Msg.of("Question"), columns=columns, rows=tuple(rows), stacks=True, bundle=model_bundle(view))
 
 
 def _change_row(guide: Guide, header: Cell, change: AnswerChange, key: str, cell_of) -> Row:
