@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from data_edits import read, site_copy, write
+from data_edits import live_copy, read, site_copy, write
 from history_support import current_prices, write_history
 from site_support import XHTML, parse_html
 from vramsite.calc.guide import Guide
@@ -210,3 +210,35 @@ def test_a_list_that_changed_nothing_says_so(tmp_path):
     assert "<p>No answer changed.</p>" in entry.content[0].value
     (entry,) = feedparser.parse(made["zh-cn/feed.xml"]).entries
     assert "价格均无变动。" in entry.content[0].value and "推荐配置均无变化。" in entry.content[0].value
+    assert "Where each real model starts" not in feedparser.parse(made["en/feed.xml"]).entries[0].content[0].value
+
+
+def _live_feeds(site: Path) -> dict[str, object]:
+    data = load_site(site)
+    made = feed.feed_files(Guide(data), load_catalogs(SiteLayout(site), data.site.locales), ["index", "pricing"])
+    return {segment: feedparser.parse(made[f"{segment}/feed.xml"]) for segment in LANGUAGES}
+
+
+def test_an_entry_lists_the_real_models_that_start_elsewhere(tmp_path):
+    site = live_copy(tmp_path / "site")
+    write_history(site, [("2026-06-01", {**current_prices(site), "a40": 5000, "rtx-a6000": 5000})])
+    feeds = _live_feeds(site)
+    (entry,) = feeds["en"].entries
+    assert "Qwen3 14B, BF16: RTX 6000 Ada → A40" in items(entry)
+    content = entry.content[0].value
+    assert content.index("The cheapest card that fits") < content.index(
+        "Where each real model starts, in the format it ships in")
+    (entry,) = feeds["zh-cn"].entries
+    assert "Qwen3 14B，BF16：RTX 6000 Ada → A40" in items(entry)
+    assert "每个真实模型以其发布格式在哪里启动" in entry.content[0].value
+
+
+def test_a_long_section_stops_and_counts_the_rest(tmp_path, monkeypatch):
+    site = live_copy(tmp_path / "site")
+    write_history(site, [("2026-06-01", {**current_prices(site), "a40": 5000, "rtx-a6000": 5000})])
+    whole = items(_live_feeds(site)["en"].entries[0])
+    monkeypatch.setattr(feed, "MAX_LINES", 1)
+    cut = items(_live_feeds(site)["en"].entries[0])
+    assert whole[:2] == ["RTX A6000: $5,000/month → $290/month", "A40: $5,000/month → $240/month"]
+    assert cut[:2] == [whole[0], "and 1 more"]  # two prices moved: the first, then the count of the rest
+    assert len(cut) == 6 < len(whole)  # each of the three sections: one line and the count of the rest

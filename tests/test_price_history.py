@@ -128,6 +128,9 @@ def test_the_pick_alone_is_the_whole_answer_s_pick_under_every_past_market(tmp_p
                 price_history.pick_key(guide.lookup(model, method, market=market))
             checked += 1
         for view in guide.catalogue:
+            native = view.native_format().id
+            assert price_history.pick_key(view.serving_picks(native, (market,))[0]) == \
+                price_history.pick_key(view.serving_choice(native, market=market))
             for method in guide.columns:
                 whole = view.lookup(method, market)
                 alone = first_fit(view.need(method).total, method, market, lambda cards: view.need(method, cards).total)

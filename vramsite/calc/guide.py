@@ -295,6 +295,23 @@ class Guide(CardQueries, ProseArithmetic):
         """The market under each dated price list, oldest first, the last being the site's own."""
         return (*self.past_markets, self.market)
 
+    def moved_servings(self, indices: range) -> dict[int, tuple[price_history.MovedAnswer, ...]]:
+        """For each list ``index`` of ``indices`` (each at least 1): the real models whose serving pick, in the
+        format each ships in, the list moved from the one before it, as ``MovedAnswer``s of the model id, the format
+        id and the offers picked (None: nothing starts it); none where nothing serves."""
+        if not self.serves or not indices:
+            return {index: () for index in indices}
+        markets = self.history_markets()[min(indices) - 1:max(indices) + 1]
+        moved: dict[int, list] = {index: [] for index in indices}
+        for view in self.catalogue:
+            format_id = view.native_format().id
+            picks = view.serving_picks(format_id, markets)
+            for index in indices:
+                before, after = picks[index - min(indices)], picks[index - min(indices) + 1]
+                if price_history.pick_key(before) != price_history.pick_key(after):
+                    moved[index].append(price_history.MovedAnswer(view.id, format_id, before, after))
+        return {index: tuple(found) for index, found in moved.items()}
+
     def moved_answers(self, index: int) -> tuple[price_history.MovedAnswer, ...]:
         """The grid's cells whose pick the price list ``index`` of the history moved from the one before it."""
         markets = self.history_markets()

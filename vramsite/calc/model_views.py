@@ -17,6 +17,7 @@ from . import attention, cost, memory, price_history, serving, serving_speed, th
 from .card_view import GpuView
 from .figure import COUNT, FACTOR, MEMORY, WEIGHTS, Figure, given, product, quotient
 from .lookup import Lookup, Market, first_fit, lookup
+from .offers import Offer
 from .serving import ServingChoice, Verdict, first_that_fits, verdict
 from .serving_speed import ServedSpeed
 
@@ -211,6 +212,19 @@ class CatalogueView:
         sequences (under ``market``'s prices, the site's own by default); None where none does."""
         return first_that_fits(self.guide.serving_offers(market=market),
                                lambda gpu, count: self.serve(format_id, gpu, count, context, sequences))
+
+    def serving_picks(self, format_id: str, markets: tuple[Market, ...]) -> tuple[Offer | None, ...]:
+        """The offer ``serving_choice`` picks at the default context under each of ``markets``, each card count's
+        verdict worked out once for all of them; None where nothing starts it."""
+        starts: dict[tuple[str, int], bool] = {}
+
+        def started(offer: Offer) -> bool:
+            key = (offer.gpu.id, offer.count)
+            if key not in starts:
+                starts[key] = self.serve(format_id, offer.gpu, offer.count).fits
+            return starts[key]
+        return tuple(next((offer for offer in self.guide.serving_offers(market=market) if started(offer)), None)
+                     for market in markets)
 
     def serving_change(self, format_id: str) -> price_history.AnswerChange:
         """When the serving configuration in the format at the default context last changed with the prices."""

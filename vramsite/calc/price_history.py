@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from ..load.model import CardPrice, PriceSnapshot
-from .lookup import Lookup, Market
+from .lookup import Market
 
 
 @dataclass(frozen=True)
@@ -87,10 +87,13 @@ def answer_change(now, answer_in: Callable[[Market], object], markets: tuple[Mar
 
 @dataclass(frozen=True)
 class MovedAnswer:
+    """A question whose pick a price list moved: a model and a method (a ``Lookup`` each side), or a real model
+    and the format it is served in (a ``ServingChoice`` or None each side)."""
+
     model_id: str
     method_id: str
-    before: Lookup
-    after: Lookup
+    before: object
+    after: object
 
 
 @dataclass(frozen=True)
@@ -117,7 +120,7 @@ def _as_offered(price: CardPrice | None) -> tuple | None:
     return None if price is None else (price.usd,)
 
 
-def moved_answers(cells: tuple[tuple[str, str], ...], lookup_in: Callable[[str, str, Market], Lookup],
+def moved_answers(cells: tuple[tuple[str, str], ...], lookup_in: Callable[[str, str, Market], object],
                   before: Market, after: Market) -> tuple[MovedAnswer, ...]:
     """The (model id, method id) cells whose pick differs between two markets, in ``cells``' order."""
     moved = []

@@ -3,7 +3,9 @@
 A site that keeps a price history (``data/price_history.yaml``; ``Guide.keeps_price_history``) gets
 ``<segment>/feed.xml`` in each of its languages, an Atom 1.0 feed with one entry per price list after the first,
 newest first (at most ``MAX_ENTRIES``): the cards whose price the list changed (``calc/price_history.py``
-``price_changes``) and the lookup grid's answers it moved (``Guide.moved_answers``), worded as the pages word them
+``price_changes``), the lookup grid's answers it moved (``Guide.moved_answers``) and, where the site serves its
+real models, those it made start on another configuration (``Guide.moved_servings``), each section at most
+``MAX_LINES`` long, worded as the pages word them
 (the Formatter's money, the tables' model, method and configuration names). Every date in it is a list's own date,
 nothing comes from the clock: a build writes the same bytes each time. A site with one list has no feed, and its
 pages (``templates/base.html``) and llms.txt link none.
@@ -26,10 +28,14 @@ from ..load.model import SiteConfig
 from ..render.format import Formatter
 from ..render.inline import InlineRenderer
 from ..tables.guide import configuration_label, method_label
+from ..tables.serving import DOES_NOT_START
 from ..tables.selection_words import selection_words
 
 MAX_ENTRIES = 50
 """The newest lists the feed holds an entry for; older ones drop out of it."""
+
+MAX_LINES = 40
+"""The lines of one section of an entry; a catalogue of thousands of models may move more at once."""
 
 FEED_FILE = "feed.xml"
 """The feed's file in each language's folder: en/feed.xml."""
@@ -56,6 +62,8 @@ class ListChanges:
     after: Market
     """The market under this list."""
     answers: tuple[MovedAnswer, ...]
+    servings: tuple[MovedAnswer, ...] = ()
+    """The real models whose serving pick (in the format each ships in) the list moved."""
 
 
 # -- where the feed is -----------------------------------------------------------
@@ -96,8 +104,10 @@ def list_changes(guide: Guide) -> list[ListChanges]:
     markets = guide.history_markets()
     order = tuple(gpu.id for gpu in guide.data.gpus)
     oldest = max(1, len(history) - MAX_ENTRIES)
+    servings = guide.moved_servings(range(oldest, len(history)))
     return [ListChanges(at=history[index].at, prices=price_changes(history[index - 1], history[index], order),
-                        before=markets[index - 1], after=markets[index], answers=guide.moved_answers(index))
+                        before=markets[index - 1], after=markets[index], answers=guide.moved_answers(index),
+                        servings=servings[index])
             for index in range(len(history) - 1, oldest - 1, -1)]
 
 
@@ -128,6 +138,18 @@ def answer_line(moved: MovedAnswer, guide: Guide, say: InlineRenderer) -> str:
                        before=_pick(moved.before, say), after=_pick(moved.after, say))
 
 
+def serving_line(moved: MovedAnswer, guide: Guide, say: InlineRenderer) -> str:
+    """'Qwen3 14B, BF16: RTX A6000 → A40': a real model served in its own format, where it starts before and after."""
+    return say.message("{model}, {method}: {before} → {after}", model=guide.catalogue_model(moved.model_id).name,
+                       method=guide.weight_format(moved.method_id).name, before=_start(moved.before, say),
+                       after=_start(moved.after, say))
+
+
+def _start(offer, say: InlineRenderer) -> str:
+    """'A40', '2× A40', or 'does not start'."""
+    return say.message(DOES_NOT_START) if offer is None else say.render(configuration_label(offer))
+
+
 def _pick(answer: Lookup, say: InlineRenderer) -> str:
     """'A40', '2× A40', or 'nothing fits'."""
     if answer.choice is None:
@@ -140,14 +162,23 @@ def entry_html(found: ListChanges, guide: Guide, say: InlineRenderer) -> str:
     prices = [price_line(change, found, guide, say) for change in found.prices]
     answers = [answer_line(moved, guide, say) for moved in found.answers]
     caption = selection_words(guide.data.lookup.selection).lookup_caption
-    return (_section(say.message("Prices that changed"), prices, say.message("No price changed."))
-            + _section(say.message(caption), answers, say.message("No answer changed.")))
+    text = (_section(say.message("Prices that changed"), prices, say.message("No price changed."), say)
+            + _section(say.message(caption), answers, say.message("No answer changed."), say))
+    if guide.serves:
+        servings = [serving_line(moved, guide, say) for moved in found.servings]
+        text += _section(say.message("Where each real model starts, in the format it ships in"), servings,
+                         say.message("No real model starts elsewhere."), say)
+    return text
 
 
-def _section(heading: str, lines: list[str], none: str) -> str:
-    """A heading and its lines, one to a line of the file (so that ``build.py diff`` shows the lines that changed)."""
+def _section(heading: str, lines: list[str], none: str, say: InlineRenderer) -> str:
+    """A heading and its lines, one to a line of the file (so that ``build.py diff`` shows the lines that changed);
+    past ``MAX_LINES``, one line counts the rest."""
     if not lines:
         return f"<p>{escape(heading)}</p>\n<p>{escape(none)}</p>\n"
+    if len(lines) > MAX_LINES:
+        rest = say.message("and {count} more", count=say.fmt.number(len(lines) - MAX_LINES))
+        lines = lines[:MAX_LINES] + [rest]
     items = "".join(f"<li>{escape(line)}</li>\n" for line in lines)
     return f"<p>{escape(heading)}</p>\n<ul>\n{items}</ul>\n"
 
