@@ -129,6 +129,10 @@ def test_every_page_links_its_language_s_feed_and_llms_txt_names_each(files):
                      if link.get("type") == "application/atom+xml"]
             assert [(link.get("rel"), link.get("href")) for link in links] == [
                 ("alternate", f"https://gpu-rent-hub.example/{segment}/feed.xml")], path
+    chooser = [(link.get("hreflang"), link.get("href")) for link in parse_html(files["index.html"]).iter(f"{XHTML}link")
+               if link.get("type") == "application/atom+xml"]  # the language chooser links each language's
+    assert chooser == [("zh-CN", "https://gpu-rent-hub.example/zh-cn/feed.xml"),
+                       ("en", "https://gpu-rent-hub.example/en/feed.xml")]
     title = {link.get("title") for link in parse_html(files["zh-cn/vram.html"]).iter(f"{XHTML}link")}
     assert "GPU Rent Hub：价格变动" in title
     llms = files["llms.txt"].decode("utf-8")

@@ -23,7 +23,9 @@ def site_wide_files(layout_env: Environment, data: SiteData, catalogs: dict, ass
     site = data.site
     by_key = {(page.key, page.locale.segment): page for page in rendered}
     languages = [{"locale": locale, "name": language_name(locale), "index": by_key[("index", locale.segment)],
-                  "url": f"{locale.segment}/index.html", "catalog": catalogs[locale.segment]}
+                  "url": f"{locale.segment}/index.html", "catalog": catalogs[locale.segment],
+                  "feed": feed.llms_link(site, locale, catalogs[locale.segment]) if guide.keeps_price_history
+                  else None}
                  for locale in site.locales]
     # The 404 page is served at any address, so it carries its styles inline.
     stylesheet = Markup(assets.stylesheet)
@@ -43,8 +45,8 @@ def site_wide_files(layout_env: Environment, data: SiteData, catalogs: dict, ass
         locale = language["locale"]
         links = [(page.title, f"{site.base_url}/{locale.segment}/{page.key}.html.md", page.description)
                  for page in rendered if page.locale == locale]
-        if guide.keeps_price_history:
-            links.append(feed.llms_link(site, locale, language["catalog"]))
+        if language["feed"]:
+            links.append(language["feed"])
         sections.append((language["name"], links))
     first = languages[0]
     summary = first["index"].description
