@@ -316,10 +316,11 @@ class Guide(CardQueries, ProseArithmetic):
         """The grid's cells whose pick the price list ``index`` of the history moved from the one before it."""
         markets = self.history_markets()
         cells = tuple((model.id, method.id) for model in self.data.models for method in self.columns)
-        return price_history.moved_answers(
-            cells, lambda model_id, method_id, market: self.lookup(self.data.model(model_id), self.data.method(method_id),
-                                                                   market=None if market is self.market else market),
-            markets[index - 1], markets[index])
+
+        def answer_in(model_id: str, method_id: str, market: Market) -> Lookup:
+            own = market is self.market  # the site's own market's answers are cached
+            return self.lookup(self.data.model(model_id), self.data.method(method_id), market=None if own else market)
+        return price_history.moved_answers(cells, answer_in, markets[index - 1], markets[index])
 
     def cheapest(self, model_id: str, method_id: str, *, context: int | None = None, batch: int | None = None,
                  stack: str | None = None, roomy: bool = False, faster_than: Decimal | None = None) -> Lookup:

@@ -72,7 +72,8 @@ def pick_key(answer) -> tuple | None:
 
 
 def answer_change(now, answer_in: Callable[[Market], object], markets: tuple[Market, ...],
-                  history: tuple[PriceSnapshot, ...], pick_in: Callable[[Market], object] | None = None) -> AnswerChange:
+                  history: tuple[PriceSnapshot, ...],
+                  pick_in: Callable[[Market], object] | None = None) -> AnswerChange:
     """``now`` (the answer under the last list) against ``answer_in(market)`` under each of ``past_markets``,
     from the newest back to the first whose pick differs. ``pick_in(market)``, where given, finds the pick alone
     (what ``pick_key`` reads) at less cost than the whole answer, which is then worked out for that market only."""
@@ -120,12 +121,12 @@ def _as_offered(price: CardPrice | None) -> tuple | None:
     return None if price is None else (price.usd,)
 
 
-def moved_answers(cells: tuple[tuple[str, str], ...], lookup_in: Callable[[str, str, Market], object],
+def moved_answers(cells: tuple[tuple[str, str], ...], answer_in: Callable[[str, str, Market], object],
                   before: Market, after: Market) -> tuple[MovedAnswer, ...]:
     """The (model id, method id) cells whose pick differs between two markets, in ``cells``' order."""
     moved = []
     for model_id, method_id in cells:
-        old, new = lookup_in(model_id, method_id, before), lookup_in(model_id, method_id, after)
+        old, new = answer_in(model_id, method_id, before), answer_in(model_id, method_id, after)
         if pick_key(old) != pick_key(new):
             moved.append(MovedAnswer(model_id, method_id, old, new))
     return tuple(moved)

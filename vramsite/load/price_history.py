@@ -37,34 +37,22 @@ def price_history(checker, gpus: tuple[Gpu, ...], pricing: Pricing, decimal) -> 
     current = current_snapshot(pricing)
     if DOCUMENT not in checker.docs:
         return (current,)
-    raw = checker.docs[DOCUMENT].value["snapshots"] or []
     known = {gpu.id for gpu in gpus}
     now = moment_key(pricing.updated)
     past: list[PriceSnapshot] = []
     latest = current
     previous: datetime | None = None
-    for index, item in enumerate(raw):
-        where = ("snapshots", index)
+    for index, item in enumerate(checker.docs[DOCUMENT].value["snapshots"] or []):
         moment = moment_key(str(item["at"]))
+        where = ("snapshots", index, "at")
         if previous is not None and moment <= previous:
-            checker.problem(DOCUMENT, where + ("at",), f"{item['at']} is not later than the snapshot before it: "
-                                                       "keep the snapshots oldest first, one per time")
+            checker.problem(DOCUMENT, where, f"{item['at']} is not later than the snapshot before it: keep the "
+                                             "snapshots oldest first, one per time")
         if moment > now:
-            checker.problem(DOCUMENT, where + ("at",), f"{item['at']} is later than data/prices.yaml's updated "
-                                                       f"({pricing.updated}): the newest prices belong there")
+            checker.problem(DOCUMENT, where, f"{item['at']} is later than data/prices.yaml's updated "
+                                             f"({pricing.updated}): the newest prices belong there")
         previous = moment
-        checker.unique(DOCUMENT, where + ("prices",), item["prices"], "gpu")
-        cards = {}
-        for number, entry in enumerate(item["prices"]):
-            if entry["gpu"] not in known:
-                checker.problem(DOCUMENT, where + ("prices", number, "gpu"),
-                                f"unknown card {entry['gpu']!r}: a card taken out of gpus.yaml takes its past "
-                                "prices with it (delete this line)")
-                continue
-            cards[entry["gpu"]] = CardPrice(decimal(entry["usd"]), decimal(entry.get("median")),
-                                            entry.get("listings"))
-        counts = item.get("snapshot")
-        snapshot = PriceSnapshot(at=str(item["at"]), cards=cards, snapshot=Snapshot(**counts) if counts else None)
+        snapshot = _price_list(checker, index, item, known, decimal)
         if moment == now and _same_prices(snapshot, current):
             latest = snapshot  # prices.yaml's list as recorded, with the counts prices.yaml does not keep
         elif moment < now:
@@ -72,5 +60,24 @@ def price_history(checker, gpus: tuple[Gpu, ...], pricing: Pricing, decimal) -> 
     return (*past, latest)
 
 
+def _price_list(checker, index: int, item: dict, known: set[str], decimal) -> PriceSnapshot:
+    """One list of the file, each card named checked against gpus.yaml."""
+    checker.unique(DOCUMENT, ("snapshots", index, "prices"), item["prices"], "gpu")
+    cards = {}
+    for number, entry in enumerate(item["prices"]):
+        if entry["gpu"] not in known:
+            checker.problem(DOCUMENT, ("snapshots", index, "prices", number, "gpu"),
+                            f"unknown card {entry['gpu']!r}: a card taken out of gpus.yaml takes its past prices "
+                            "with it (delete this line)")
+            continue
+        cards[entry["gpu"]] = CardPrice(decimal(entry["usd"]), decimal(entry.get("median")), entry.get("listings"))
+    counts = item.get("snapshot")
+    return PriceSnapshot(at=str(item["at"]), cards=cards, snapshot=Snapshot(**counts) if counts else None)
+
+
 def _same_prices(snapshot: PriceSnapshot, current: PriceSnapshot) -> bool:
-    return {gpu: price.usd for gpu, price in snapshot.cards.items()} == {gpu: price.usd for gpu, price in current.cards.items()}
+    return _usd(snapshot) == _usd(current)
+
+
+def _usd(snapshot: PriceSnapshot) -> dict:
+    return {gpu: price.usd for gpu, price in snapshot.cards.items()}
