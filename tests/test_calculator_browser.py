@@ -261,9 +261,14 @@ def test_a_reader_picks_another_engine_and_reads_its_answer(served, browser):
         choice = expected["choice"]
         assert (choice.get("none") or choice["config"]) in text, engine
         for more in browser.find_elements("css selector", ".calc-more summary"):
-            more.click()  # the rest of the configurations are drawn when the reader opens them
-        assert [row["config"] for row in expected["offers"]] == [  # those behind "More configurations" too
-            cell.get_attribute("textContent") for cell in browser.find_elements("css selector", ".calc-offers tbody th")], engine
+            more.click()  # the rest of the configurations are drawn when the reader opens them (on its toggle event)
+
+        def offers_shown(driver) -> list[str]:
+            return [cell.get_attribute("textContent")
+                    for cell in driver.find_elements("css selector", ".calc-offers tbody th")]
+        configs = [row["config"] for row in expected["offers"]]
+        WebDriverWait(browser, 5).until(lambda driver: len(offers_shown(driver)) >= len(configs))
+        assert configs == offers_shown(browser), engine  # those behind "More configurations" too
         for more in browser.find_elements("css selector", ".calc-more summary"):
             more.click()  # closed again, as a reloaded page opens it
     query = urlparse(browser.current_url).query
