@@ -64,9 +64,13 @@ def _perturb(root: Path, rng: random.Random) -> None:
         prices["prices"][0]["usd"] = 1.0
     if rng.random() < 0.3:
         discounts["multi_card"] = [{"cards": 2, "percent": 5}, {"cards": 8, "percent": 10}]
+    history = _read(data / "price_history.yaml")  # a card removed goes from every past list too
+    for past in history["snapshots"]:
+        past["prices"] = [entry for entry in past["prices"] if entry["gpu"] not in dropped]
     _write(data / "gpus.yaml", gpus)
     _write(data / "prices.yaml", prices)
     _write(data / "discounts.yaml", discounts)
+    _write(data / "price_history.yaml", history)
 
 
 @pytest.fixture(scope="module", params=SEEDS, ids=lambda seed: f"seed{seed}")
