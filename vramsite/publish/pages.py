@@ -25,6 +25,7 @@ from ..render.markdown import UnsafeMarkup, line_of, section_headings, section_p
 from ..render.scope import HTML, MD, Scope, ScopeServices
 from ..render.services import Events, PageFacts
 from . import discovery
+from .feed import feed_url
 from .search import INDEX_FOLDER, SEARCH_PAGE, has_search
 
 
@@ -181,6 +182,8 @@ class PageRenderer:
             stylesheets=self.services.stylesheets,
             twin=page_file + ".md",
             html_url=page_file,
+            feed=feed_url(self.services.base_url, scope.locale.segment)
+            if self.services.scope.guide.keeps_price_history else None,
         )
         try:
             template = self.services.scope.layout.get_template(template_name)
