@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from data_edits import read, write
+from vramsite.calc.guide import Guide
+from vramsite.load import load_site
 
 
 def current_prices(site: Path) -> dict[str, object]:
@@ -25,3 +27,16 @@ def with_past_prices(site: Path, at: str, **changed) -> dict[str, object]:
         prices[key.replace("_", "-")] = usd
     write_history(site, [(at, prices)])
     return prices
+
+
+def served_picks(site: Path, model_id: str) -> tuple[str, str]:
+    """Where the real model starts in its own format under the history's first list and now, as the pages name
+    a configuration ('A40', '2× A40'); they must differ, or the test shows nothing."""
+    guide = Guide(load_site(site))
+    view = guide.catalogue_model(model_id)
+    native = view.native_format().id
+    picks = [view.serving_choice(native, market=market) for market in (guide.past_markets[0], None)]
+    names = [choice.offer.gpu.name if choice.offer.count == 1 else f"{choice.offer.count}× {choice.offer.gpu.name}"
+             for choice in picks]
+    assert names[0] != names[1], "the dearer cards of the past list did not move the pick: choose others"
+    return names[0], names[1]

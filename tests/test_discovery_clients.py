@@ -49,6 +49,9 @@ def _meta(tree, name: str) -> str:
     raise AssertionError(f"no meta {name}")
 
 
+ATOM = "{http://www.w3.org/2005/Atom}"
+
+
 def _expected_llms(site: dict, data) -> dict:
     """What llms.txt must say, read from the pages themselves: each language's pages, titles and descriptions."""
     base_url = data.site.base_url
@@ -59,6 +62,11 @@ def _expected_llms(site: dict, data) -> dict:
             if path.startswith(f"{locale.segment}/") and path.endswith(".html"):
                 tree = parse_html(content)
                 links[f"{base_url}/{path}.md"] = (_meta(tree, "og:title"), _meta(tree, "description"))
+        feed = site.get(f"{locale.segment}/feed.xml")  # where the site keeps a price history: its title, subtitle
+        if feed is not None:
+            root = ET.fromstring(feed)
+            links[f"{base_url}/{locale.segment}/feed.xml"] = (root.findtext(f"{ATOM}title"),
+                                                              root.findtext(f"{ATOM}subtitle"))
         sections[language_name(locale)] = links
     home = parse_html(site[f"{data.site.locales[0].segment}/index.html"])
     return {"title": data.site.name, "summary": _meta(home, "description"), "sections": sections}

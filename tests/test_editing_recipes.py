@@ -15,6 +15,7 @@ import re
 import shutil
 import subprocess
 import sys
+from datetime import timedelta
 from decimal import Decimal
 from pathlib import Path
 
@@ -28,6 +29,7 @@ from vramsite.calc import Guide
 from vramsite.load import load_site
 from vramsite.load.assemble import plausible_report
 from vramsite.load.model import Selection
+from vramsite.load.price_history import moment_key
 from vramsite.tables.selection_words import selection_words
 
 SITES = {"main": ROOT, "quick": ROOT / "sites" / "quick"}
@@ -103,18 +105,19 @@ def change_a_price(root: Path, guide: Guide) -> dict:
     line = price_line(root, card)
     replace_once(prices, line, re.sub(r"usd: [^}]*", f"usd: {new}", line))
     updated = re.search(r"^updated: (.*)$", prices.read_text(encoding="utf-8"), re.M)
-    # Keep the stamp's form: a day (quoted or not), or a day and a time.
-    stamp = NEW_DATE if re.fullmatch(r'"?\d{4}-\d{2}-\d{2}"?', updated[1].strip()) else f'"{NEW_DATE} 09:00 UTC"'
+    # Keep the stamp's form: a day (quoted or not), or a day and a time; the day after the site's newest list.
+    day = (moment_key(guide.data.pricing.updated) + timedelta(days=1)).date().isoformat()
+    stamp = day if re.fullmatch(r'"?\d{4}-\d{2}-\d{2}"?', updated[1].strip()) else f'"{day} 09:00 UTC"'
     replace_once(prices, updated[0], f"updated: {stamp}")
     recorded = run_cli("prices", "record", "--site", str(root))  # the guide's next step
     assert recorded.returncode == 0, recorded.stderr
-    return {"card": card, "price": new, "old": old}
+    return {"card": card, "price": new, "old": old, "day": day}
 
 
 def _check_price(site: Published, edit: dict) -> None:
     assert site.guide.data.pricing.usd[edit["card"]] == edit["price"]
     *_, before, recorded = site.guide.data.price_history  # the list recorded, after the one it replaces
-    assert recorded.at == site.guide.data.pricing.updated and recorded.at.startswith(NEW_DATE)
+    assert recorded.at == site.guide.data.pricing.updated and recorded.at.startswith(edit["day"])
     assert (before.cards[edit["card"]].usd, recorded.cards[edit["card"]].usd) == (edit["old"], edit["price"])
     rows = {row["key"]: row["cells"] for row in json.loads(site.files["data/en/catalogue.json"])["rows"]}
     assert Decimal(rows[edit["card"]]["price"]["exact"]) == edit["price"]
@@ -536,6 +539,7 @@ def test_every_recipe_in_the_editing_guide_is_tested():
 def test_the_guide_takes_a_price_list_dated_to_the_minute(tmp_path):
     """updated: may name the minute on either site; the engine's catalogs word it in every language."""
     root = copy_sources(tmp_path / "src", ROOT)
+    (root / "data" / "price_history.yaml").unlink()  # the date alone is asked of here, whatever lists came before
     prices = root / "data" / "prices.yaml"
     text = prices.read_text(encoding="utf-8")
     prices.write_text(re.sub(r"^updated: .*$", 'updated: "2026-12-01 09:30 UTC"', text, count=1, flags=re.M),

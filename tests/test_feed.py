@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from data_edits import live_copy, read, site_copy, write
-from history_support import current_prices, write_history
+from history_support import current_prices, served_picks, write_history
 from site_support import XHTML, parse_html
 from vramsite.calc.guide import Guide
 from vramsite.layout import SiteLayout
@@ -129,10 +129,10 @@ def test_every_page_links_its_language_s_feed_and_llms_txt_names_each(files):
                      if link.get("type") == "application/atom+xml"]
             assert [(link.get("rel"), link.get("href")) for link in links] == [
                 ("alternate", f"https://gpu-rent-hub.example/{segment}/feed.xml")], path
-    chooser = [(link.get("hreflang"), link.get("href")) for link in parse_html(files["index.html"]).iter(f"{XHTML}link")
+    chooser = [(link.get("title"), link.get("href")) for link in parse_html(files["index.html"]).iter(f"{XHTML}link")
                if link.get("type") == "application/atom+xml"]  # the language chooser links each language's
-    assert chooser == [("zh-CN", "https://gpu-rent-hub.example/zh-cn/feed.xml"),
-                       ("en", "https://gpu-rent-hub.example/en/feed.xml")]
+    assert chooser == [("GPU Rent Hub：价格变动", "https://gpu-rent-hub.example/zh-cn/feed.xml"),
+                       ("GPU Rent Hub: price changes", "https://gpu-rent-hub.example/en/feed.xml")]
     title = {link.get("title") for link in parse_html(files["zh-cn/vram.html"]).iter(f"{XHTML}link")}
     assert "GPU Rent Hub：价格变动" in title
     llms = files["llms.txt"].decode("utf-8")
@@ -227,13 +227,14 @@ def test_an_entry_lists_the_real_models_that_start_elsewhere(tmp_path):
     site = live_copy(tmp_path / "site")
     write_history(site, [("2026-06-01", {**current_prices(site), "a40": 5000, "rtx-a6000": 5000})])
     feeds = _live_feeds(site)
+    before, now = served_picks(site, "qwen3-14b")
     (entry,) = feeds["en"].entries
-    assert "Qwen3 14B, BF16: RTX 6000 Ada → A40" in items(entry)
+    assert f"Qwen3 14B, BF16: {before} → {now}" in items(entry)
     content = entry.content[0].value
     assert content.index("The cheapest card that fits") < content.index(
         "Where each real model starts, in the format it ships in")
     (entry,) = feeds["zh-cn"].entries
-    assert "Qwen3 14B，BF16：RTX 6000 Ada → A40" in items(entry)
+    assert f"Qwen3 14B，BF16：{before} → {now}" in items(entry)
     assert "每个真实模型以其发布格式在哪里启动" in entry.content[0].value
 
 
@@ -243,6 +244,8 @@ def test_a_long_section_stops_and_counts_the_rest(tmp_path, monkeypatch):
     whole = items(_live_feeds(site)["en"].entries[0])
     monkeypatch.setattr(feed, "MAX_LINES", 1)
     cut = items(_live_feeds(site)["en"].entries[0])
-    assert whole[:2] == ["RTX A6000: $5,000/month → $290/month", "A40: $5,000/month → $240/month"]
+    prices = current_prices(site)
+    assert whole[:2] == [f"RTX A6000: $5,000/month → ${prices['rtx-a6000']:,}/month",
+                         f"A40: $5,000/month → ${prices['a40']:,}/month"]
     assert cut[:2] == [whole[0], "and 1 more"]  # two prices moved: the first, then the count of the rest
     assert len(cut) == 6 < len(whole)  # each of the three sections: one line and the count of the rest

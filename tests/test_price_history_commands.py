@@ -14,11 +14,13 @@ from pathlib import Path
 import pytest
 
 from cli_support import ROOT, copy_sources, run_cli
+from seed_sites import assemble_seed_site
 from vramsite.errors import InputError
-from vramsite.listings import command
+from vramsite.listings import command, history_file
 from vramsite.listings.command import import_prices
 from vramsite.listings.snapshot import median
 from vramsite.load import load_site
+from vramsite.load.price_history import current_snapshot
 from vramsite.load.model import CardPrice
 
 LISTINGS = ROOT / "tests" / "fixtures" / "listings"
@@ -57,7 +59,14 @@ def quick(tmp_path) -> Path:
 
 @pytest.fixture
 def main(tmp_path) -> Path:
-    return copy_sources(tmp_path / "main", ROOT)
+    """The monthly site as it started keeping a history: seed 000's frozen prices (2026-09-01) and a history of
+    that one list, made as `prices record` makes it; the live site's own lists move on with its editors."""
+    site = assemble_seed_site(tmp_path / "main", "000")
+    prices = text(site, PRICES)
+    made, _ = history_file.with_entry(None, current_snapshot(load_site(site).pricing),
+                                      history_file.schema_line_of(prices))
+    (site / HISTORY).write_text(made, encoding="utf-8")
+    return site
 
 
 def text(site: Path, name: str = HISTORY) -> str:
@@ -121,10 +130,13 @@ def replace_once(path: Path, old: str, new: str) -> None:
 
 
 @pytest.mark.parametrize("site", [ROOT, QUICK], ids=["main", "quick"])
-def test_each_site_starts_with_one_list_equal_to_its_prices(site):
+def test_each_site_s_history_ends_with_its_prices_as_recorded(site):
+    """An editor who changes prices.yaml records its list (docs/editing.md): the live history's last list is it."""
     data = load_site(site)
-    assert [snapshot.at for snapshot in data.price_history] == [data.pricing.updated]
-    latest = data.price_history[0]
+    recorded = history_file.lists_of(history_file.read_history(text(site)))
+    assert str(recorded[-1]["at"]) == data.pricing.updated
+    latest = data.price_history[-1]
+    assert latest.at == data.pricing.updated
     assert {gpu: price.usd for gpu, price in latest.cards.items()} == data.pricing.usd
     assert latest.snapshot == data.pricing.snapshot
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from data_edits import live_copy, read, rendered_page, site_copy, write
-from history_support import current_prices, with_past_prices
+from history_support import current_prices, served_picks, with_past_prices
 from site_support import markdown_table_rows, parse_html, table_download, table_rows
 from vramsite.publish.site import SiteBuild
 
@@ -19,6 +19,14 @@ def card_page(tmp_path_factory):
     now = current_prices(site)["a40"]
     with_past_prices(site, "2026-06-01", a40=now + 80)
     return rendered_page(site, "gpus/a40"), now
+
+
+def english_date(day) -> str:
+    return f"{day:%B} {day.day}, {day.year}"
+
+
+def chinese_date(day) -> str:
+    return f"{day.year}年{day.month}月{day.day}日"
 
 
 def _chart(tree, chart_id: str):
@@ -59,11 +67,12 @@ def test_a_model_page_says_when_the_prices_last_changed_its_pick(tmp_path):
     with_past_prices(site, "2026-06-01", a40=5000, rtx_a6000=5000)  # both dear then: another card served it
     pages = rendered_page(site, "models/qwen3-14b")
     rows = table_rows(parse_html(pages["en"].html), "model-picks-qwen3-14b")
-    assert rows["Serving, BF16"] == ["A40 vLLM", "September 1, 2026", "RTX 6000 Ada vLLM"]
-    assert rows["LoRA"][1:] == ["September 1, 2026", "31 GB RTX 6000 Ada $460/month cheapest: 2× RTX A5000 $361/month"]
-    assert rows["QLoRA"][1:] == ["every list since June 1, 2026", "—"]
+    before, now = served_picks(site, "qwen3-14b")
+    updated = english_date(read(site, "prices")["updated"])
+    assert rows["Serving, BF16"] == [f"{now} vLLM", updated, f"{before} vLLM"]
+    assert rows["QLoRA"][1:] == ["every list since June 1, 2026", "—"]  # a card neither dear card is
     chinese = table_rows(parse_html(pages["zh-cn"].html), "model-picks-qwen3-14b")
-    assert any(cells[1] == "2026年9月1日" for cells in chinese.values())
+    assert chinese["推理服务，BF16"][1] == chinese_date(read(site, "prices")["updated"])
 
 
 def test_the_downloads_carry_the_history(tmp_path):
@@ -72,10 +81,11 @@ def test_the_downloads_carry_the_history(tmp_path):
     with_past_prices(site, "2026-06-01", a40=5000, rtx_a6000=5000)
     files = SiteBuild(site).render(workers=2)
     prices = table_download(files, "price-history-a40")
-    assert [row["key"] for row in prices["rows"]] == ["2026-09-01", "2026-06-01"]
+    assert [row["key"] for row in prices["rows"]] == [str(read(site, "prices")["updated"]), "2026-06-01"]
     assert [row["cells"]["price"]["exact"] for row in prices["rows"]] == [str(now), "5000"]
     picks = table_download(files, "model-picks-qwen3-14b", "zh-cn")
-    assert picks["rows"][0]["key"] == "serving" and picks["rows"][0]["cells"]["since"]["text"] == "2026年9月1日"
+    assert picks["rows"][0]["key"] == "serving"
+    assert picks["rows"][0]["cells"]["since"]["text"] == chinese_date(read(site, "prices")["updated"])
     assert "assets/charts/en-price_history--gpu-a40.svg" in files
 
 

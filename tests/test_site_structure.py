@@ -189,7 +189,9 @@ def test_robots_and_llms_txt(site, data):
     sections = [line for line in llms if line.startswith("## ")]
     assert len(sections) == len(data.site.locales)
     links = MD_LINK.findall("\n".join(llms))
-    assert links and all(link.endswith(".html.md") for link in links)
+    feeds = [link for link in links if link.endswith("/feed.xml")]  # where the site keeps a price history
+    assert links and all(link.endswith(".html.md") for link in links if link not in feeds)
+    assert sorted(feeds) == sorted(f"{data.site.base_url}/{path}" for path in site if path.endswith("/feed.xml"))
     for link in links:
         assert link[len(data.site.base_url) + 1:] in site
 

@@ -193,6 +193,7 @@ def feed_xml(site: SiteConfig, locale, changes: list[ListChanges], guide: Guide,
     url = feed_url(base, segment)
     feed = ET.Element("feed", {"xmlns": ATOM, XML_LANG: locale.tag})
     _text(feed, "title", feed_title(site.name, say))
+    _text(feed, "subtitle", feed_description(say))
     _text(feed, "id", url)
     _text(feed, "updated", rfc3339(changes[0].at))
     ET.SubElement(feed, "link", rel="self", type=FEED_TYPE, href=url)
@@ -225,11 +226,14 @@ def feed_files(guide: Guide, catalogs: dict, page_ids) -> dict[str, bytes]:
             for locale in site.locales}
 
 
+def feed_description(say: InlineRenderer) -> str:
+    return say.message("What each price list changed, as an Atom feed")
+
+
 def llms_link(site: SiteConfig, locale, catalog) -> tuple[str, str, str]:
     """The feed as a line of llms.txt: (title, address, description) in ``locale``'s language."""
     say = _say(site, locale, {locale.segment: catalog})
-    return (feed_title(site.name, say), feed_url(site.base_url, locale.segment),
-            say.message("What each price list changed, as an Atom feed"))
+    return feed_title(site.name, say), feed_url(site.base_url, locale.segment), feed_description(say)
 
 
 def _say(site: SiteConfig, locale, catalogs: dict) -> InlineRenderer:

@@ -5,9 +5,8 @@ from __future__ import annotations
 from ..calc.guide import Guide
 from ..calc.price_history import AnswerChange
 from ..load.model import MethodKind, Period
-from .guide import figure_cell, method_label, model_bundle
-from .model import Cell, Column, Msg, Row, Table, Text, When
-from .models import lookup_cell
+from .guide import configuration_label, figure_cell, method_label, model_bundle
+from .model import Cell, Column, Fig, Msg, Row, Table, Text, When
 from .serving import choice_cell
 
 
@@ -40,13 +39,21 @@ def model_pick_history_table(guide: Guide, model: str) -> Table:
     native = view.native_format()
     rows = [_change_row(guide, Cell(Msg.of("Serving, {format}", format=Text(native.name))),
                         view.serving_change(native.id), "serving", lambda choice: choice_cell(guide, choice))]
-    rows += [_change_row(guide, Cell(method_label(method)), view.method_change(method), method.id, lookup_cell)
+    rows += [_change_row(guide, Cell(method_label(method)), view.method_change(method), method.id, _pick_cell)
              for method in guide.columns if method.kind != MethodKind.INFERENCE]
     columns = (Column(Msg.of("Now"), False, "now"), Column(Msg.of("Since"), False, "since"),
                Column(Msg.of("Before"), False, "before"))
     return Table(id=f"model-picks-{view.id}", caption=Msg.of("{model}: when the prices last changed the pick",
                                                             model=Text(view.name)),
                  corner=Msg.of("Question"), columns=columns, rows=tuple(rows), stacks=True, bundle=model_bundle(view))
+
+
+def _pick_cell(found) -> Cell:
+    """What the lookup picked and its price then, as words: no calculator's case, since a past answer is not what
+    the calculator, at today's prices, gives."""
+    if found.choice is None:
+        return Cell(Msg.of("talk to sales"), flags=("sales",))
+    return Cell(configuration_label(found.choice), sub=Fig(found.choice.price, period=True))
 
 
 def _change_row(guide: Guide, header: Cell, change: AnswerChange, key: str, cell_of) -> Row:
