@@ -37,9 +37,9 @@ def model_pick_history_table(guide: Guide, model: str) -> Table:
     the dated prices have given it, and the pick before that."""
     view = guide.catalogue_model(model)
     native = view.native_format()
-    rows = [_change_row(guide, Cell(Msg.of("Serving, {format}", format=Text(native.name))),
+    rows = [_change_row(Cell(Msg.of("Serving, {format}", format=Text(native.name))),
                         view.serving_change(native.id), "serving", lambda choice: choice_cell(guide, choice))]
-    rows += [_change_row(guide, Cell(method_label(method)), view.method_change(method), method.id, _pick_cell)
+    rows += [_change_row(Cell(method_label(method)), view.method_change(method), method.id, _pick_cell)
              for method in guide.columns if method.kind != MethodKind.INFERENCE]
     columns = (Column(Msg.of("Now"), False, "now"), Column(Msg.of("Since"), False, "since"),
                Column(Msg.of("Before"), False, "before"))
@@ -56,7 +56,7 @@ def _pick_cell(found) -> Cell:
     return Cell(configuration_label(found.choice), sub=Fig(found.choice.price, period=True))
 
 
-def _change_row(guide: Guide, header: Cell, change: AnswerChange, key: str, cell_of) -> Row:
+def _change_row(header: Cell, change: AnswerChange, key: str, cell_of) -> Row:
     if change.since is None:
         since, before = Cell(Msg.of("every list since {date}", date=When(change.first))), Cell(Text("—"))
     else:
