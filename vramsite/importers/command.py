@@ -23,7 +23,7 @@ from .catalogue_file import CATALOGUE_FILE, entry_text, existing_ids, with_entry
 from .data_file import read_data_file
 from .entry import Parameters, Source, catalogue_entry, entry_problems
 from .hf_config import ModelConfig, read_model_config
-from .json_file import read_json
+from .json_file import JsonFile, parse_json, read_json
 from .params import ParameterCount, count_from_index, parameter_count, tensor_classes
 
 SLUG = re.compile(r"[a-z0-9][a-z0-9.-]*\Z")
@@ -47,6 +47,9 @@ class AddOptions:
     source_repository: str | None = None
     source_file: str = "config.json"
     source_revision: str | None = None
+    rope_scaling: str | None = None
+    """a RoPE scaling as JSON, as ``vllm serve --rope-scaling`` takes it"""
+    rope_scaling_source: str | None = None
     dry_run: bool = False
 
 
@@ -57,7 +60,9 @@ def add_model(site: Path, config_path: Path, options: AddOptions, shown_site: st
     problems: list[Problem] = []
     file = _gathered(problems, read_json, config_path, config_name)
     formats = _gathered(problems, load_weight_formats, site, shown_site)
-    config = _gathered(problems, read_model_config, file, formats) if file and formats is not None else None
+    rope = _rope_scaling(options, problems)
+    config = (_gathered(problems, read_model_config, file, formats, rope)
+              if file and formats is not None and rope is not False else None)
     parameters = _parameters(config, config_name, options, problems) if config else None
     source, model_id, name = _identity(config_path, options, problems)
     with editing_sources(site):
@@ -68,7 +73,7 @@ def add_model(site: Path, config_path: Path, options: AddOptions, shown_site: st
                                     f"{model_id!r} is already in the catalogue; give another --id"))
         if problems:
             raise InputError(problems)
-        entry = catalogue_entry(model_id, name, config, parameters, source)
+        entry = catalogue_entry(model_id, name, config, parameters, source, options.rope_scaling_source)
         problems = entry_problems(entry, config, file, parameters)
         if problems:
             raise InputError(problems)
@@ -77,6 +82,20 @@ def add_model(site: Path, config_path: Path, options: AddOptions, shown_site: st
             return shown, f"{catalogue_name}: {model_id} not added (--dry-run: nothing written)"
         catalogue.replace(with_entry(catalogue.text, entry, options.params_note, catalogue_name), "model add")
     return shown, f"{catalogue_name}: added {model_id}"
+
+
+def _rope_scaling(options: AddOptions, problems: list[Problem]) -> JsonFile | None | bool:
+    """The scaling given, parsed; None where none is; False where it is not a JSON object."""
+    if options.rope_scaling is None:
+        if options.rope_scaling_source is not None:
+            problems.append(Problem("--rope-scaling-source", None, "", "given without --rope-scaling"))
+            return False
+        return None
+    if options.rope_scaling_source is None:
+        problems.append(Problem("--rope-scaling-source", None, "", "missing: say where the model's vendor "
+                                                                   "documents the scaling"))
+    rope = _gathered(problems, parse_json, options.rope_scaling, "--rope-scaling", "a RoPE scaling")
+    return False if rope is None else rope
 
 
 def _gathered(problems: list[Problem], read, *args):
@@ -172,7 +191,8 @@ def _identity(config_path: Path, options: AddOptions,
         model_id = None
     name = options.name or (repository.rsplit("/", 1)[-1] if repository else None)
     texts = (("--name", name), ("--source-repository", repository), ("--source-file", options.source_file),
-             ("--source-revision", revision), ("--params-note", options.params_note))
+             ("--source-revision", revision), ("--params-note", options.params_note),
+             ("--rope-scaling-source", options.rope_scaling_source))
     for option, value in texts:
         problem = _text_problem(value)
         if problem:

@@ -14,6 +14,7 @@ from ..load.yaml_source import YamlDocument
 from .config_values import ConfigSection
 from .hf_config import ModelConfig, expert_count_key
 from .json_file import JsonFile
+from .rope import Context
 
 CATALOGUE_SCHEMA = "catalogue.schema.json"
 CONFIG_KEYS = {
@@ -26,7 +27,9 @@ fields are read from its kind's ``config_keys``, and ``experts.total`` from whic
 gives (``expert_count_key``)."""
 GROUP_FIELD = re.compile(r"layers\[(?P<index>\d+)\]\.(?P<field>\w+)")
 OPTIONS = {"id": "--id", "name": "--name", "repository": "--source-repository", "file": "--source-file",
-           "revision": "--source-revision"}
+           "revision": "--source-revision", "rope_scaling": "--rope-scaling", "as_shipped": "--rope-scaling",
+           "rope_type": "--rope-scaling", "factor": "--rope-scaling",
+           "original_max_position_embeddings": "--rope-scaling", "source": "--rope-scaling-source"}
 """An entry's field -> the option that gives it."""
 PUBLISHED = {"params_billion": "--params-billion", "active_params_billion": "--active-params-billion"}
 """The counts' options, when they give the counts (params_from: published)."""
@@ -52,8 +55,9 @@ class Source:
 
 
 def catalogue_entry(model_id: str, name: str, config: ModelConfig, parameters: Parameters,
-                    source: Source) -> dict:
-    """The entry's keys in the catalogue's order."""
+                    source: Source, scaling_source: str | None = None) -> dict:
+    """The entry's keys in the catalogue's order; ``scaling_source`` where a RoPE scaling was given beside the
+    config, the vendor's page that documents it."""
     entry = {
         "id": model_id, "name": name, "architecture": config.architecture,
         "params_billion": parameters.total, "active_params_billion": parameters.active,
@@ -61,7 +65,10 @@ def catalogue_entry(model_id: str, name: str, config: ModelConfig, parameters: P
         **({"native_format": config.native_format} if config.native_format else {}),
         "parameters": parameters.classes.as_dict(),
         "hidden_size": config.hidden_size, "attention_heads": config.attention_heads,
-        "max_context": config.max_context, "vocab_size": config.vocab_size,
+        "max_context": config.max_context,
+        **({"context_scaling": context_scaling(config.context, scaling_source)}
+           if config.context.given_scaling else {}),
+        "vocab_size": config.vocab_size,
         "layers": layer_groups(config),
     }
     if config.experts is not None:
@@ -69,6 +76,16 @@ def catalogue_entry(model_id: str, name: str, config: ModelConfig, parameters: P
         entry["experts"] = {"total": experts.total, "active": experts.active, "shared": experts.shared}
     entry["source"] = {"repository": source.repository, "file": source.file, "revision": source.revision}
     return entry
+
+
+def context_scaling(context: Context, source: str | None) -> dict:
+    """The RoPE scaling given beside the config, the context without it, and where the vendor documents it."""
+    given = context.given_scaling
+    kind = given.get("rope_type", given.get("type"))
+    scaling = {"rope_type": kind, "factor": given.get("factor", 1)}
+    if kind == "yarn":
+        scaling["original_max_position_embeddings"] = given["original_max_position_embeddings"]
+    return {"rope_scaling": scaling, "as_shipped": context.as_shipped, "source": source}
 
 
 def layer_groups(config: ModelConfig) -> list[dict]:

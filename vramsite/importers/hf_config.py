@@ -20,6 +20,7 @@ from ..errors import InputError, Problem
 from ..load.model import WeightFormat
 from .config_values import ConfigSection
 from .json_file import JsonFile
+from .rope import Context, longest_context
 
 LAYER_TYPES = {kind.config_layer_type: kind for kind in KINDS if kind.config_layer_type}
 """config.json ``layer_types`` -> the layer kinds."""
@@ -90,6 +91,9 @@ class Family:
     """the MLP is gate, up and down projections; otherwise up and down only (Phi-2)"""
     biases_everywhere: bool = False
     """every projection, every norm (LayerNorm: a weight and a bias) and the output head carry a bias (Phi-2)"""
+    context_is_scaled: bool = False
+    """max_position_embeddings already counts the config's RoPE scaling (Gemma 3: 131,072 with its linear factor
+    of 8), so the scaling does not lengthen it again"""
 
     @property
     def text_path(self) -> tuple[str, ...]:
@@ -157,7 +161,7 @@ _GEMMA3 = Family(
     # transformers Gemma3TextConfig.__init__ (src/transformers/models/gemma3/configuration_gemma3.py @008f5c8):
     # the 27B's config sets neither vocabulary nor context, the 4B's not its heads either
     defaults={"vocab_size": 262208, "max_position_embeddings": 131072, "num_attention_heads": 8,
-              "num_key_value_heads": 4, "head_dim": 256}, tied_default=True)
+              "num_key_value_heads": 4, "head_dim": 256}, tied_default=True, context_is_scaled=True)
 # transformers Phi3 (src/transformers/models/phi3/modeling_phi3.py @00d4b3d): q, k and v in one qkv_proj and
 # gate and up in one gate_up_proj, Llama's sizes and no biases; every layer's attention takes config.sliding_window
 _PHI3 = Family("Phi-3", _windowed_when_set)
@@ -207,6 +211,8 @@ class ModelConfig:
     """the shape of the layers with projections per KV head; None where the model has none"""
     vocab_size: int
     max_context: int
+    """the longest context an engine takes: max_position_embeddings, lengthened by the RoPE scaling (rope.py)"""
+    context: Context | None
     intermediate_size: int
     layer_kinds: Kinds
     """each layer's kind, in order"""
@@ -224,9 +230,11 @@ class ModelConfig:
     else torch_dtype; None where the config does not say, or the site has no weight formats"""
 
 
-def read_model_config(file: JsonFile, formats: tuple[WeightFormat, ...]) -> ModelConfig:
-    """``file`` read by its architecture's rules, its native format one of the site's ``formats``; InputError
-    listing every problem found."""
+def read_model_config(file: JsonFile, formats: tuple[WeightFormat, ...],
+                      rope_override: JsonFile | None = None) -> ModelConfig:
+    """``file`` read by its architecture's rules, its native format one of the site's ``formats``, its RoPE
+    scaling replaced by ``rope_override`` where one is given (as an engine's override would); InputError listing
+    every problem found."""
     problems: list[Problem] = []
     top = ConfigSection(file, (), problems)
     architecture = _architecture(top)
@@ -237,7 +245,8 @@ def read_model_config(file: JsonFile, formats: tuple[WeightFormat, ...]) -> Mode
         top.problem("text_config", "missing: this architecture keeps its text model's keys there")
         raise InputError(problems)
     section = ConfigSection(file, family.text_path, problems, family.defaults)
-    config = _read(architecture, family, top, section, formats)
+    rope = ConfigSection(rope_override, (), problems) if rope_override else None
+    config = _read(architecture, family, top, section, formats, rope)
     if problems:
         raise InputError(problems)
     return config
@@ -257,7 +266,7 @@ def _architecture(top: ConfigSection) -> str | None:
 
 
 def _read(architecture: str, family: Family, top: ConfigSection, section: ConfigSection,
-          formats: tuple[WeightFormat, ...]) -> ModelConfig:
+          formats: tuple[WeightFormat, ...], rope_override: ConfigSection | None) -> ModelConfig:
     """The config's values; a field is None where its key has a problem (noted in ``section``)."""
     hidden = section.size("hidden_size")
     heads = section.size("num_attention_heads")
@@ -268,9 +277,11 @@ def _read(architecture: str, family: Family, top: ConfigSection, section: Config
     per_head = any(kind.projects_kv_heads for kind in present)
     kv_heads = _kv_heads(section, heads) if per_head else None
     head_dim = _head_dim(section, hidden, heads) if per_head else None
+    context = longest_context(section, rope_override, family.context_is_scaled)
     return ModelConfig(
         architecture=architecture, family=family, hidden_size=hidden, attention_heads=heads, kv_heads=kv_heads,
-        head_dim=head_dim, vocab_size=section.size("vocab_size"), max_context=section.size("max_position_embeddings"),
+        head_dim=head_dim, vocab_size=section.size("vocab_size"), max_context=context and context.tokens,
+        context=context,
         intermediate_size=section.size("intermediate_size"), layer_kinds=kinds or (),
         layer_fields=tuple(_fields(section, kind, {"num_key_value_heads": kv_heads, "head_dim": head_dim})
                            for kind in present),

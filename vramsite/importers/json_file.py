@@ -110,6 +110,12 @@ def read_json(path: Path, name: str) -> JsonFile:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as error:
         raise InputError([Problem(name, None, "", f"not UTF-8 text (byte {error.start})")]) from None
+    return parse_json(text, name)
+
+
+def parse_json(text: str, name: str, what: str = "a config file") -> JsonFile:
+    """``text`` parsed as one JSON object (``what`` is: a file's, or an option's, as ``name`` says); InputError
+    otherwise."""
     try:
         value = json.loads(text, parse_float=Decimal, parse_constant=_no_constant, object_pairs_hook=unique_object)
     except json.JSONDecodeError as error:
@@ -119,7 +125,7 @@ def read_json(path: Path, name: str) -> JsonFile:
     except (ValueError, RecursionError) as error:
         raise InputError([Problem(name, None, "", f"not JSON this reader accepts: {_reason(error)}")]) from None
     if not isinstance(value, dict):
-        raise InputError([Problem(name, 1, "", "not a JSON object: a config file is one { ... } object")])
+        raise InputError([Problem(name, 1, "", f"not a JSON object: {what} is one {{ ... }} object")])
     return JsonFile(name, text, value)
 
 

@@ -17,6 +17,7 @@ from ..errors import InputError, Problem
 from .model import (
     Adapter,
     CatalogueModel,
+    ContextScaling,
     Checkpoint,
     Experts,
     LayerGroup,
@@ -335,6 +336,11 @@ class _Checker:
         if experts and experts["active"] > experts["total"]:
             self.problem("catalogue", path + ("experts", "active"),
                          f"{experts['active']} active experts exceed the {experts['total']} in total")
+        if "context_scaling" in item:
+            scaled = _context_scaling(item["context_scaling"]).tokens
+            if scaled != item["max_context"]:
+                self.problem("catalogue", path + ("max_context",),
+                             f"{item['max_context']:,} tokens, but context_scaling gives {scaled:,}")
         heads = item["attention_heads"]
         for index, group in enumerate(item["layers"]):
             kv_heads = group.get("kv_heads")
@@ -844,7 +850,15 @@ def _catalogue_model(item: dict) -> CatalogueModel:
         experts=Experts(experts["total"], experts["active"], experts.get("shared", 0)) if experts else None,
         native_format=item.get("native_format"),
         parameters=ParameterClasses(**item["parameters"]) if "parameters" in item else None,
+        context_scaling=_context_scaling(item["context_scaling"]) if "context_scaling" in item else None,
     )
+
+
+def _context_scaling(item: dict) -> ContextScaling:
+    scaling = item["rope_scaling"]
+    return ContextScaling(rope_type=scaling["rope_type"], factor=_dec(scaling["factor"]),
+                          original=scaling.get("original_max_position_embeddings"),
+                          as_shipped=item["as_shipped"], source=item["source"])
 
 
 

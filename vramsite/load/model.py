@@ -410,6 +410,38 @@ class ModelSource:
     revision: str | None = None
 
 
+def scaled_context(rope_type: str, factor: Decimal, original: int | None, length: int) -> int:
+    """The longest context a RoPE scaling gives, by vLLM's rule (vllm-project/vllm
+    vllm/config.py@0004438383ee731a6e44708609d175c48528a8d0, _get_and_verify_max_len): YaRN's factor times the
+    context trained for (``original``), any other's times the config's ``length``; whole tokens."""
+    return int((original if rope_type == "yarn" else length) * factor)
+
+
+@dataclass(frozen=True)
+class ContextScaling:
+    """A RoPE scaling a model's vendor documents but its config does not set (catalogue ``context_scaling``): an
+    engine takes the model's ``max_context`` only when started with it."""
+
+    rope_type: str
+    factor: Decimal
+    original: int | None
+    """YaRN's original_max_position_embeddings; None for the other kinds"""
+    as_shipped: int
+    """the longest context without the scaling"""
+    source: str
+
+    @property
+    def tokens(self) -> int:
+        return scaled_context(self.rope_type, self.factor, self.original, self.as_shipped)
+
+    @property
+    def engine_json(self) -> str:
+        """The scaling as ``vllm serve --rope-scaling`` takes it, its keys in a fixed order."""
+        factor = format(self.factor.normalize(), "f") if self.factor % 1 else f"{int(self.factor)}.0"
+        original = f',"original_max_position_embeddings":{self.original}' if self.original else ""
+        return f'{{"rope_type":"{self.rope_type}","factor":{factor}{original}}}'
+
+
 @hashed_once
 @dataclass(frozen=True)
 class CatalogueModel:
@@ -434,6 +466,8 @@ class CatalogueModel:
     """The weight format its checkpoint ships in (data/weight_formats.yaml); None where not recorded."""
     parameters: ParameterClasses | None = None
     """Its parameters by tensor class; None where not recorded."""
+    context_scaling: ContextScaling | None = None
+    """The scaling its ``max_context`` needs an engine started with; None where its config's own length holds."""
 
     @property
     def layer_count(self) -> int:

@@ -26,7 +26,7 @@ from markupsafe import Markup, escape
 
 from ..calc.figure import Figure
 from ..load.dates import machine_date
-from ..tables.model import Fig, Flag, Link, Msg, Names, Text, When
+from ..tables.model import Code, Fig, Flag, Link, Msg, Names, Text, When
 from .derivation import explain
 from .format import Formatter
 
@@ -103,6 +103,8 @@ class InlineRenderer:
             return self._join(self.render(part) for part in piece)
         if isinstance(piece, Text):
             return self.text(piece.text)
+        if isinstance(piece, Code):
+            return self.code(piece.text)
         if isinstance(piece, Fig):
             return self.figure(piece.figure, piece.decimals, piece.period, piece.bare)
         if isinstance(piece, Figure):
@@ -132,6 +134,18 @@ class InlineRenderer:
         if type(text) is str:  # not Markup, which escapes differently and compares equal to its str
             return _markdown_piece(text) if self.in_markdown else _html_piece(text)
         return Markup(markdown_text(text) if self.in_markdown else html_text(text))
+
+    def code(self, text: str) -> Markup:
+        """``text`` as one code span: in Markdown fenced by more backticks than it holds in a row (nothing inside
+        a code span is escaped, or read as Markdown), in HTML a ``<code>`` element."""
+        flat = LINE_BREAKS.sub(" ", str(text))
+        if self.mode == TEXT:
+            return flat
+        if not self.in_markdown:
+            return Markup(f"<code>{html_text(flat)}</code>")
+        fence = "`" * (max((len(run) for run in re.findall("`+", flat)), default=0) + 1)
+        padded = f" {flat} " if flat.startswith("`") or flat.endswith("`") else flat
+        return Markup(f"{fence}{padded}{fence}")
 
     def figure(self, figure: Figure, decimals: int | None = None, period: bool = False,
                bare: bool = False) -> Markup:

@@ -50,6 +50,7 @@ from ..load.model import LocaleConfig, Pricing, SiteConfig
 from ..load.text import excerpt
 from ..load.reads import ReadCache, apart
 from ..tables.guide import method_label
+from ..tables.model import Code
 from .calculator import SERVING_FOLDER, calculator_block, calculator_data, calculator_path
 from .charts import chart_file, chart_title
 from .derivation import explain
@@ -323,6 +324,9 @@ class Pieces:
     def explain(self, value, decimals: int | None = None) -> Markup:
         return self.inline.text(explain(_as_figure(value), self.fmt, _decimals(decimals)))
 
+    def code(self, text) -> Markup:
+        return self.inline.render(Code(str(text)))
+
     def tokens(self, count) -> Markup:
         value = _as_figure(count).value
         if value % 1024 == 0:
@@ -450,7 +454,7 @@ def _filter(name: str):
     return apply
 
 
-FILTERS = {name: _filter(name) for name in ("fig", "num", "usd", "names", "date", "explain", "tokens")}
+FILTERS = {name: _filter(name) for name in ("fig", "num", "usd", "names", "date", "explain", "tokens", "code")}
 
 
 def install_filters(env) -> None:

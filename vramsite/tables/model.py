@@ -24,6 +24,13 @@ class Text:
 
 
 @dataclass(frozen=True, slots=True)
+class Code:
+    """Text from data that a reader types (a command line): printed as is, as code."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
 class Msg:
     """A UI string (msgid) with ``{name}`` placeholders filled by inline pieces."""
 
@@ -75,7 +82,7 @@ class Names:
     style: str = "standard"
 
 
-Inline = Text | Msg | Fig | Link | Flag | Names | When | tuple
+Inline = Text | Code | Msg | Fig | Link | Flag | Names | When | tuple
 
 
 @dataclass(frozen=True, slots=True)

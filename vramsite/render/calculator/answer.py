@@ -23,7 +23,8 @@ from ..derivation import explain
 from ..format import Formatter
 from ..i18n import Catalog
 from ..inline import InlineRenderer
-from .case import Case, model_of, need_of, per_token_figure, resolve_method, serving_engine_of, serving_format
+from .case import (SCALED_CONTEXT, Case, model_of, need_of, per_token_figure, resolve_method, serving_engine_of,
+                   serving_format)
 
 def _line(fmt: Formatter, figure: Figure) -> dict:
     return {"label": fmt.gettext(figure.label), "value": fmt.figure(figure), "explain": explain(figure, fmt)}
@@ -120,6 +121,10 @@ def served_answer(guide: Guide, fmt: Formatter, catalog: Catalog, case: Case, fo
     result = {"lines": lines, "per_token": _per_token(guide, case, fmt), "offers": [], "total": False,
               "engine": engine.name,
               "caption": catalog.gettext("Where {engine} starts").replace("{engine}", engine.name)}
+    scaling = view.model.context_scaling
+    if scaling and case.context > scaling.as_shipped:
+        result["scaling"] = (catalog.gettext(SCALED_CONTEXT)
+                             .replace("{tokens}", fmt.figure(given(scaling.as_shipped, "", COUNT), bare=True)))
     if not engine.loads(format_id):
         result["choice"] = {"none": catalog.gettext("{engine} does not load {format}.")
                             .replace("{engine}", engine.name).replace("{format}", weight_format.name)}

@@ -19,6 +19,10 @@ INFERENCE = "inference"
 CUSTOM = "custom"
 """The model choice whose shape the reader types in."""
 
+SCALED_CONTEXT = "Beyond {tokens} tokens this holds only when the engine is started with the RoPE scaling named on the model's page."
+"""Said under a real model's answer for a context longer than its config takes without the scaling its vendor
+documents (catalogue context_scaling)."""
+
 
 @dataclass(frozen=True)
 class Custom:

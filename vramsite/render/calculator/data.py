@@ -21,7 +21,7 @@ from ...load.model import Model
 from ...tables.selection_words import selection_words
 from ..format import MONEY_PERIODS, UNIT_PATTERNS, Formatter
 from ..i18n import Catalog
-from .case import INFERENCE, default_kv_format, finetune_methods, kv_formats
+from .case import INFERENCE, SCALED_CONTEXT, default_kv_format, finetune_methods, kv_formats
 from .formulas import Pool, calculator_formulas, offer_price, shown_labels
 
 UI_STRINGS = (
@@ -41,6 +41,7 @@ UI_STRINGS = (
     "Card", "Any card", "No configuration of {card} we rent holds it.",
     "{engine} starts it on no configuration of {card} we rent.", "More configurations ({count})",
     "{figure} {flag}", "the larger of {a} and {b}", "the smaller of {a} and {b}",
+    SCALED_CONTEXT,
 )
 """The calculator's own words, translated in the catalogs and given to the script."""
 
@@ -75,7 +76,8 @@ def _model_data(model) -> dict:
     return {"id": model.id, "name": model.name, "shape": "layers", "params": _num(model.params_billion),
             "active": _num(model.active_params_billion), "max_context": model.max_context,
             "layer_count": model.layer_count, "hidden": model.hidden_size,
-            "experts": [model.experts.total, model.experts.active] if model.experts else None}
+            "experts": [model.experts.total, model.experts.active] if model.experts else None,
+            **({"as_shipped": model.context_scaling.as_shipped} if model.context_scaling else {})}
 
 
 def _offer_data(offer, guide: Guide, pool: Pool) -> dict:

@@ -89,6 +89,8 @@ def answer_html(result: dict, data: dict) -> str:
             cheapest = (ui["Cheapest: {choice}, {price}"].replace("{choice}", choice["cheapest"]["config"])
                         .replace("{price}", choice["cheapest"]["price"]))
             out.append(f'<p class="calc-cheapest">{_e(cheapest)}</p>')
+    if result.get("scaling"):
+        out.append(f'<p class="calc-note">{_e(result["scaling"])}</p>')
     steps = [line["explain"] for line in rows if line["explain"]]
     if offers:
         steps += [offers[0][key] for key in ("headroom_explain", "price_explain", "ceiling_explain", "full_explain",
