@@ -955,12 +955,22 @@ def test_the_longest_context_is_what_an_engine_derives_from_the_configs_own_scal
         rope_scaling={"rope_type": "linear", "factor": 2.5}))
     older_key = edited_config(tmp_path, "qwen3-8b", lambda value: value.update(
         rope_scaling={"type": "yarn", "factor": 2, "original_max_position_embeddings": 32768}))
+    renamed = tmp_path / "v5"
+    renamed.mkdir()
+    transformers_5 = edited_config(renamed, "qwen3-8b", lambda value: value.update(rope_parameters={
+        "rope_type": "yarn", "factor": 2, "original_max_position_embeddings": 32768, "rope_theta": 1000000}))
     found = {}
-    for path in (shorter, linear, older_key):
+    for path in (shorter, linear, older_key, transformers_5):
         shown, _ = add(tmp_path, path, model_id="m", dry_run=True)
         [entry] = yaml.safe_load(shown)
-        found[path.name] = (entry["max_context"], "context_scaling" in entry)
-    assert found == {shorter.name: (163840, False), linear.name: (327680, False), older_key.name: (65536, False)}
+        found[str(path)] = (entry["max_context"], "context_scaling" in entry)
+    assert found == {str(shorter): (163840, False), str(linear): (327680, False), str(older_key): (65536, False),
+                     str(transformers_5): (65536, False)}
+    per_layer = edited_config(tmp_path, "qwen3-8b", lambda value: value.update(rope_parameters={
+        "full_attention": {"rope_type": "default"}, "sliding_attention": {"rope_type": "default"}}))
+    assert problems(tmp_path, per_layer, model_id="m") == [
+        f"{per_layer}:{line_of(per_layer, 'rope_parameters')}: rope_parameters: one scaling per layer type is not "
+        "read: give the whole model's (its rope_type, factor, ...)"]
 
 
 def test_a_scaling_the_vendor_documents_lengthens_the_context_and_is_recorded_with_its_source(tmp_path):

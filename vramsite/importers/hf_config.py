@@ -92,8 +92,9 @@ class Family:
     biases_everywhere: bool = False
     """every projection, every norm (LayerNorm: a weight and a bias) and the output head carry a bias (Phi-2)"""
     context_is_scaled: bool = False
-    """max_position_embeddings already counts the config's RoPE scaling (Gemma 3: 131,072 with its linear factor
-    of 8), so the scaling does not lengthen it again"""
+    """max_position_embeddings already counts the config's RoPE scaling, so the scaling does not lengthen it again
+    (Gemma 3's 131,072 with its linear factor of 8: vLLM skips it, "Gemma3's max_model_len (128K) is already scaled
+    by RoPE scaling", vllm/config/model.py@18ec662 _get_and_verify_max_len)"""
 
     @property
     def text_path(self) -> tuple[str, ...]:

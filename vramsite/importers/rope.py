@@ -54,13 +54,20 @@ def longest_context(section: ConfigSection, given: ConfigSection | None, already
 
 
 def _own_scaling(section: ConfigSection) -> ConfigSection | None | bool:
-    """The config's ``rope_scaling`` as a section; None where it has none, False where it is not an object."""
-    if not section.given("rope_scaling"):
+    """The config's ``rope_scaling`` (or transformers 5's ``rope_parameters``) as a section; None where it has
+    none, False where it is not one object of the whole model's scaling."""
+    key = "rope_scaling" if section.given("rope_scaling") else "rope_parameters"
+    if not section.given(key):
         return None
-    if not isinstance(section.value["rope_scaling"], dict):
-        section.problem("rope_scaling", "must be an object (its rope_type, factor, ...) or null")
+    value = section.value[key]
+    if not isinstance(value, dict):
+        section.problem(key, "must be an object (its rope_type, factor, ...) or null")
         return False
-    return ConfigSection(section.file, (*section.path, "rope_scaling"), section.problems)
+    if key == "rope_parameters" and "rope_type" not in value and "type" not in value:
+        section.problem(key, "one scaling per layer type is not read: give the whole model's (its rope_type, "
+                             "factor, ...)")
+        return False
+    return ConfigSection(section.file, (*section.path, key), section.problems)
 
 
 def _scaled(scaling: ConfigSection, shipped: int) -> int | None:

@@ -412,7 +412,7 @@ class ModelSource:
 
 def scaled_context(rope_type: str, factor: Decimal, original: int | None, length: int) -> int:
     """The longest context a RoPE scaling gives, by vLLM's rule (vllm-project/vllm
-    vllm/config.py@0004438383ee731a6e44708609d175c48528a8d0, _get_and_verify_max_len): YaRN's factor times the
+    vllm/config/model.py@18ec6629253632af0a384f2ffbb8c6b28af322e7, _get_and_verify_max_len): YaRN's factor times the
     context trained for (``original``), any other's times the config's ``length``; whole tokens."""
     return int((original if rope_type == "yarn" else length) * factor)
 
