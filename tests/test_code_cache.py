@@ -6,7 +6,7 @@ import os
 import time
 from pathlib import Path
 
-from cli_support import copy_sources, run_build, run_cli
+from cli_support import copy_sources, named_models_only, run_build, run_cli
 from vramsite.layout import SiteLayout
 from vramsite.render.content import COMPILED_SUFFIX, UNUSED_FOR_S, compile_cached, prune_unused_once
 from vramsite.render.environments import content_env
@@ -36,7 +36,7 @@ def built(site: Path) -> set[str]:
 
 
 def test_edited_content_leaves_no_compiled_copies_behind_once_unused(tmp_path):
-    site = copy_sources(tmp_path / "site")
+    site = named_models_only(copy_sources(tmp_path / "site"))
     first = built(site)
     assert first
 
@@ -54,7 +54,7 @@ def test_edited_content_leaves_no_compiled_copies_behind_once_unused(tmp_path):
 
     result = run_cli("build", "--site", str(site), "--out", str(site / "site"), "--force")
     assert result.returncode == 0, result.stderr
-    cold = copy_sources(tmp_path / "cold")
+    cold = named_models_only(copy_sources(tmp_path / "cold"))
     (cold / GUIDE).write_text((site / GUIDE).read_text(encoding="utf-8"), encoding="utf-8")
     assert compiled(site) == built(cold), "what is left is what a cold build of the same sources compiles"
 

@@ -31,9 +31,15 @@ def test_live_site(published, check):
 # -- the checks can fail: each catches the fault it is for ---------------------------------------
 
 
-@pytest.fixture
-def main_site() -> Published:
+@pytest.fixture(scope="module")
+def main_rendered() -> Published:
     return Published.rendered(ROOT)
+
+
+@pytest.fixture
+def main_site(main_rendered) -> Published:
+    """The live site rendered once per module; each test breaks its own copy of the files (and parses its own)."""
+    return Published(main_rendered.root, main_rendered.guide, dict(main_rendered.files))
 
 
 def _fails(check, site: Published) -> bool:
