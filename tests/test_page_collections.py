@@ -36,7 +36,7 @@ def problems_of(root) -> list:
 
 def line_of(path, text: str) -> int:
     lines = path.read_text(encoding="utf-8").split("\n")
-    return next(number for number, line in enumerate(lines, 1) if text in line)
+    return next(number for number, line in enumerate(lines, 1) if line.endswith(text))
 
 
 def test_every_collection_makes_a_page_per_record_filled_in_from_its_key(site_copy):
