@@ -81,10 +81,9 @@ def catalogue_entry(model_id: str, name: str, config: ModelConfig, parameters: P
 def context_scaling(context: Context, source: str | None) -> dict:
     """The RoPE scaling given beside the config, the context without it, and where the vendor documents it."""
     given = context.given_scaling
-    kind = given.get("rope_type", given.get("type"))
-    scaling = {"rope_type": kind, "factor": given.get("factor", 1)}
-    if kind == "yarn":
-        scaling["original_max_position_embeddings"] = given["original_max_position_embeddings"]
+    scaling = {"rope_type": given.kind, "factor": given.factor}
+    if given.original is not None:
+        scaling["original_max_position_embeddings"] = given.original
     return {"rope_scaling": scaling, "as_shipped": context.as_shipped, "source": source}
 
 

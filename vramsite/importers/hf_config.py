@@ -211,9 +211,8 @@ class ModelConfig:
     head_dim: int | None
     """the shape of the layers with projections per KV head; None where the model has none"""
     vocab_size: int
-    max_context: int
-    """the longest context an engine takes: max_position_embeddings, lengthened by the RoPE scaling (rope.py)"""
     context: Context | None
+    """the longest context an engine takes: max_position_embeddings, lengthened by the RoPE scaling (rope.py)"""
     intermediate_size: int
     layer_kinds: Kinds
     """each layer's kind, in order"""
@@ -229,6 +228,10 @@ class ModelConfig:
     native_format: str | None
     """The weight format the checkpoint ships in (data/weight_formats.yaml's id), from quantization_config or
     else torch_dtype; None where the config does not say, or the site has no weight formats"""
+
+    @property
+    def max_context(self) -> int | None:
+        return self.context.tokens if self.context else None
 
 
 def read_model_config(file: JsonFile, formats: tuple[WeightFormat, ...],
@@ -281,8 +284,7 @@ def _read(architecture: str, family: Family, top: ConfigSection, section: Config
     context = longest_context(section, rope_override, family.context_is_scaled)
     return ModelConfig(
         architecture=architecture, family=family, hidden_size=hidden, attention_heads=heads, kv_heads=kv_heads,
-        head_dim=head_dim, vocab_size=section.size("vocab_size"), max_context=context and context.tokens,
-        context=context,
+        head_dim=head_dim, vocab_size=section.size("vocab_size"), context=context,
         intermediate_size=section.size("intermediate_size"), layer_kinds=kinds or (),
         layer_fields=tuple(_fields(section, kind, {"num_key_value_heads": kv_heads, "head_dim": head_dim})
                            for kind in present),

@@ -2,10 +2,9 @@
 
 vLLM's rule (load/model.py ``scaled_context``): a scaling other than su, longrope and llama3 multiplies the length
 by its ``factor`` (1 where it gives none), and YaRN's multiplies ``original_max_position_embeddings`` instead;
-``max_model_len`` beyond that is refused. A
-config that ships without a scaling may be given the one its vendor documents (``model add --rope-scaling``, as
-``vllm serve --rope-scaling`` takes it): the entry then records it, and an engine must be started with it to take
-the longer context.
+``max_model_len`` beyond that is refused. A config that ships without a scaling may be given the one its vendor
+documents (``model add --rope-scaling``, as ``vllm serve --rope-scaling`` takes it): the entry then records it,
+and an engine must be started with it to take the longer context.
 """
 
 from __future__ import annotations
@@ -24,13 +23,22 @@ LARGEST_FACTOR = Decimal(1000)
 
 
 @dataclass(frozen=True)
+class Scaling:
+    """A RoPE scaling as read: its kind, its factor and, for YaRN, the context the model was trained for."""
+
+    kind: str
+    factor: Decimal
+    original: int | None
+
+
+@dataclass(frozen=True)
 class Context:
     """A model's longest context, and how it is reached."""
 
     tokens: int
     as_shipped: int
     """max_position_embeddings: what an engine takes without the given scaling"""
-    given_scaling: dict | None = None
+    given_scaling: Scaling | None = None
     """the RoPE scaling given beside the config (the vendor's), None where the config's own is used"""
 
 
@@ -43,14 +51,17 @@ def longest_context(section: ConfigSection, given: ConfigSection | None, already
         return None
     if scaling is None or (given is None and already_scaled):
         return Context(shipped, shipped)
-    tokens = _scaled(scaling, shipped)
+    read = _read(scaling)
+    if read is None:
+        return None
+    tokens = _scaled(scaling, read, shipped)
     if tokens is None:
         return None
     if given and tokens <= shipped:
         given.problem("factor", f"gives {tokens:,} tokens, no more than the config's own {shipped:,}: a scaling "
                                 "given beside the config is for a longer context")
         return None
-    return Context(tokens, shipped, dict(given.value) if given else None)
+    return Context(tokens, shipped, read if given else None)
 
 
 def _own_scaling(section: ConfigSection) -> ConfigSection | None | bool:
@@ -70,19 +81,27 @@ def _own_scaling(section: ConfigSection) -> ConfigSection | None | bool:
     return ConfigSection(section.file, (*section.path, key), section.problems)
 
 
-def _scaled(scaling: ConfigSection, shipped: int) -> int | None:
+def _read(scaling: ConfigSection) -> Scaling | None:
+    """The scaling's kind, factor and YaRN's trained context; None where one has a problem (noted)."""
     kind = _kind(scaling)
     if kind is None:
         return None
     if kind in KEEPS_LENGTH:
-        return shipped
+        return Scaling(kind, Decimal(1), None)
     factor = _factor(scaling)
-    base = _original(scaling) if kind == "yarn" else None
-    if factor is None or (kind == "yarn" and base is None):
+    original = _original(scaling) if kind == "yarn" else None
+    if factor is None or (kind == "yarn" and original is None):
         return None
-    tokens = scaled_context(kind, factor, base, shipped)
+    return Scaling(kind, factor, original)
+
+
+def _scaled(scaling: ConfigSection, read: Scaling, shipped: int) -> int | None:
+    if read.kind in KEEPS_LENGTH:
+        return shipped
+    tokens = scaled_context(read.kind, read.factor, read.original, shipped)
     if not 0 < tokens <= LONGEST:
-        scaling.problem("factor", f"gives {tokens:,} tokens ({base or shipped:,} × {factor}): not a context (1 to {LONGEST:,})")
+        scaling.problem("factor", f"gives {tokens:,} tokens ({read.original or shipped:,} × {read.factor}): not a "
+                                  f"context (1 to {LONGEST:,})")
         return None
     return tokens
 
