@@ -182,13 +182,13 @@ def tokens(build, text: str) -> int:
 def test_a_file_of_too_many_tokens_is_refused_as_it_is_compiled(page, repeated):
     from vramsite.render.sandbox import MAX_TOKENS
     per_line = tokens(page[1], repeated)
-    start = time.monotonic()
+    start = time.process_time()  # this process's own work: a busy machine's other processes do not count
     with pytest.raises(InputError) as refused:
         render_body(*page, repeated * (MAX_TOKENS // per_line + 10))
     line = CONTENT_FRONT.count("\n") + -(-(MAX_TOKENS + 1) // per_line)  # the body's line of token MAX_TOKENS + 1
     assert str(refused.value) == (f"{CONTENT_NAME}:{line}: template syntax error: more than {MAX_TOKENS:,} names,"
                                   f" numbers and operators in expressions")
-    assert time.monotonic() - start < 2
+    assert time.process_time() - start < 2
 
 
 def test_a_file_too_long_is_refused_before_it_is_read_whole(page):
