@@ -2,7 +2,8 @@
 """Benchmark the build against Hugo and against the cost of starting Python with its libraries.
 
     python bench/run.py             # the full benchmark (a minute or two)
-    python bench/run.py --quick     # two pairs each on a small synthetic site (the CI smoke test)
+    python bench/run.py --quick     # two pairs each, the default site with only the models its other data
+                                    # names, small synthetic sizes (the CI smoke test)
 
 Every comparison runs its two sides in alternating pairs (A B A B ...), each
 run in a fresh process, takes the ratio pair by pair and quotes the median
@@ -35,6 +36,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 
 from hugo import HugoUnavailable, hugo_binary, write_equivalent_site  # noqa: E402
+from catalogue_cut import named_models_only  # noqa: E402
 from synthetic import write_synthetic_site  # noqa: E402
 
 FLOOR = "import jinja2, markdown_it, yaml, babel, babel.numbers, babel.dates"
@@ -279,7 +281,8 @@ def languages_of(built: Path) -> list[str]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--quick", action="store_true", help="two pairs of each, small synthetic sizes (smoke test)")
+    parser.add_argument("--quick", action="store_true", help="two pairs of each, the catalogue cut to the models the other data names, small synthetic "
+                             "sizes (smoke test)")
     parser.add_argument("--pairs", type=int, default=7, help="alternating pairs per comparison (median reported)")
     parser.add_argument("--json", type=Path, help="also write the figures as JSON here")
     args = parser.parse_args()
@@ -299,6 +302,8 @@ def main() -> int:
         site = scratch / "default"
         for name in ("data", "content", "templates", "locales"):
             shutil.copytree(ROOT / name, site / name)
+        if args.quick:
+            named_models_only(site)
         out = site / "site"
         cold_build = before(cold(site, out, trash), build(site, out))
         cold_build()  # the twins the Hugo site is made of

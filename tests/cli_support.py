@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import re
 import shutil
 import signal
 import subprocess
@@ -11,6 +10,9 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))
+from catalogue_cut import named_models_only  # noqa: E402,F401  (a test's copy is cut as the bench's quick run's is)
+
 SOURCES = ("data", "content", "templates", "locales")
 
 
@@ -45,22 +47,6 @@ def copy_sources(target: Path, source: Path = ROOT) -> Path:
     for name in SOURCES:
         shutil.copytree(source / name, target / name)
     return target
-
-
-def named_models_only(site: Path) -> Path:
-    """``site``'s data/catalogue.yaml cut to the models another of its data files names (an engine log, a weight
-    format's source). A test of the build's machinery (rebuilds, kept pages) renders every layer kind, format and
-    engine that data exercises, and a model only the catalogue names adds pages, not machinery: such tests stay
-    as quick however far the catalogue grows."""
-    catalogue = site / "data" / "catalogue.yaml"
-    head, *entries = catalogue.read_text(encoding="utf-8").split("\n  - id: ")
-    others = "\n".join(path.read_text(encoding="utf-8") for path in sorted((site / "data").glob("*.yaml"))
-                       if path != catalogue)
-    kept = [entry for entry in entries
-            if re.search(rf"(?<![\w.-]){re.escape(entry.split(chr(10), 1)[0].strip())}(?![\w.-])", others)]
-    assert kept, "no catalogue model is named by the other data: the cut catalogue would be empty"
-    catalogue.write_text("\n  - id: ".join([head, *kept]).rstrip("\n") + "\n", encoding="utf-8")
-    return site
 
 
 def copy_engine(target: Path) -> Path:

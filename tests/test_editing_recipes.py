@@ -23,7 +23,7 @@ import pytest
 import yaml
 
 import data_edits as edits
-from cli_support import ROOT, copy_engine, copy_sources, hashes, run_cli
+from cli_support import ROOT, copy_engine, copy_sources, hashes, named_models_only, run_cli
 from site_invariants import Published, check_all
 from vramsite.calc import Guide
 from vramsite.load import load_site
@@ -37,6 +37,14 @@ NEW_DATE = "2026-12-01"
 
 
 # -- editing text as an editor does ----------------------------------------------------------
+
+
+def recipe_copy(target: Path, site: Path) -> Path:
+    """A copy of ``site``'s sources to follow a recipe on, its catalogue (where it has one) cut to the models the
+    rest of its data names: a recipe edits the machinery every model's page shares, and the live site's own tests
+    render every model."""
+    root = copy_sources(target, site)
+    return named_models_only(root) if (root / "data" / "catalogue.yaml").exists() else root
 
 
 def replace_once(path: Path, old: str, new: str) -> None:
@@ -387,7 +395,7 @@ RECIPES = {
 @pytest.mark.parametrize("site_name", sorted(SITES))
 @pytest.mark.parametrize("recipe", list(RECIPES))
 def test_recipe_checks_builds_and_stays_true(recipe, site_name, tmp_path):
-    root = copy_sources(tmp_path / "src", SITES[site_name])
+    root = recipe_copy(tmp_path / "src", SITES[site_name])
     apply, took_effect = RECIPES[recipe]
     edit = apply(root, Guide(load_site(root)))
 
@@ -448,7 +456,7 @@ def add_a_page_kind(root: Path, guide: Guide) -> list:
 
 
 def test_add_a_page_kind_makes_and_links_a_page_per_item_and_reports_a_clash_at_its_key(tmp_path):
-    root = copy_engine(tmp_path / "src")
+    root = named_models_only(copy_engine(tmp_path / "src"))
     tiers = add_a_page_kind(root, Guide(load_site(root)))
     assert tiers, "the site has no volume discount: the recipe makes no page"
 
@@ -538,7 +546,7 @@ def test_every_recipe_in_the_editing_guide_is_tested():
 
 def test_the_guide_takes_a_price_list_dated_to_the_minute(tmp_path):
     """updated: may name the minute on either site; the engine's catalogs word it in every language."""
-    root = copy_sources(tmp_path / "src", ROOT)
+    root = recipe_copy(tmp_path / "src", ROOT)
     (root / "data" / "price_history.yaml").unlink()  # the date alone is asked of here, whatever lists came before
     prices = root / "data" / "prices.yaml"
     text = prices.read_text(encoding="utf-8")
@@ -600,7 +608,7 @@ def add_a_card_field(root: Path) -> dict:
 
 
 def test_add_a_card_field_touches_the_files_it_names_and_shows_where_declared(tmp_path):
-    root = copy_engine(tmp_path / "src")
+    root = named_models_only(copy_engine(tmp_path / "src"))
     before = tree_hashes(root)
     edit = add_a_card_field(root)
     after = tree_hashes(root)
