@@ -752,6 +752,7 @@ def test_the_command_lists_every_problem_in_one_line_each_and_writes_nothing(tmp
 
 LLM_PROF = "a copy at citsjtu2020/LLM-Prof@8434c8d (sglang/Model_Config.md)"
 QWEN_CARDS = "model card, copy at ZHUI/paddlenlp_model_readme@ffc2695"
+AIC_COPY = "a copy at ai-dynamo/aiconfigurator@095f58a"
 QWEN3_YARN = dict(rope_scaling='{"rope_type":"yarn","factor":4.0,"original_max_position_embeddings":32768}',
                   rope_scaling_source="QwenLM/Qwen3 docs/source/deployment/vllm.md@7a2f61ffc7a20d47efcd2bf97f6f2bf52729042e "
                                       "(Context Length: pretrained to 32,768 tokens; YaRN validated, "
@@ -828,6 +829,16 @@ CATALOGUE_IMPORTS = [
     ("mistral-nemo-instruct-2407", dict(model_id="mistral-nemo-instruct-2407", name="Mistral Nemo Instruct 2407",
                                         source_repository="mistralai/Mistral-Nemo-Instruct-2407",
                                         source_revision="a copy at inference-sim/inference-sim@f90a1e3")),
+    ("qwen3-0.6b", dict(model_id="qwen3-0.6b", name="Qwen3 0.6B", source_repository="Qwen/Qwen3-0.6B",
+                        source_revision=AIC_COPY, **QWEN3_YARN)),
+    ("qwen3-1.7b", dict(model_id="qwen3-1.7b", name="Qwen3 1.7B", source_repository="Qwen/Qwen3-1.7B",
+                        source_revision=AIC_COPY, **QWEN3_YARN)),
+    ("llama-3.1-405b", dict(model_id="llama-3.1-405b", name="Llama 3.1 405B",
+                            source_repository="meta-llama/Meta-Llama-3.1-405B", source_revision=AIC_COPY)),
+    ("mixtral-8x22b-v0.1", dict(model_id="mixtral-8x22b-v0.1", name="Mixtral 8x22B v0.1",
+                                source_repository="mistralai/Mixtral-8x22B-v0.1", source_revision=AIC_COPY)),
+    ("deepseek-r1", dict(model_id="deepseek-r1", name="DeepSeek-R1", source_repository="deepseek-ai/DeepSeek-R1",
+                         source_revision=AIC_COPY)),
 ]
 
 
