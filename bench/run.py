@@ -281,8 +281,9 @@ def languages_of(built: Path) -> list[str]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--quick", action="store_true", help="two pairs of each, the catalogue cut to the models the other data names, small synthetic "
-                             "sizes (smoke test)")
+    parser.add_argument("--quick", action="store_true",
+                        help="two pairs of each, the catalogue cut to the models the other data names, small "
+                             "synthetic sizes (smoke test)")
     parser.add_argument("--pairs", type=int, default=7, help="alternating pairs per comparison (median reported)")
     parser.add_argument("--json", type=Path, help="also write the figures as JSON here")
     args = parser.parse_args()

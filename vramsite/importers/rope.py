@@ -28,6 +28,7 @@ class Scaling:
 
     kind: str
     factor: Decimal
+    """what the length is multiplied by: 1 for the kinds that keep it (KEEPS_LENGTH)"""
     original: int | None
 
 
@@ -96,8 +97,6 @@ def _read(scaling: ConfigSection) -> Scaling | None:
 
 
 def _scaled(scaling: ConfigSection, read: Scaling, shipped: int) -> int | None:
-    if read.kind in KEEPS_LENGTH:
-        return shipped
     tokens = scaled_context(read.kind, read.factor, read.original, shipped)
     if not 0 < tokens <= LONGEST:
         scaling.problem("factor", f"gives {tokens:,} tokens ({read.original or shipped:,} × {read.factor}): not a "
