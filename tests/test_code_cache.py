@@ -6,11 +6,15 @@ import os
 import time
 from pathlib import Path
 
+import jinja2
+
 from cli_support import copy_sources, named_models_only, run_build, run_cli
 from vramsite.layout import SiteLayout
+from vramsite.publish.site import SiteBuild
 from vramsite.render.content import COMPILED_SUFFIX, UNUSED_FOR_S, compile_cached, prune_unused_once
-from vramsite.render.environments import content_env
+from vramsite.render.environments import content_env, layout_environment
 
+QUICK = Path(__file__).resolve().parents[1] / "sites" / "quick"
 GUIDE = Path("content") / "en" / "vram.md"
 
 
@@ -89,3 +93,42 @@ def test_pruning_removes_only_old_compiled_content_and_once_per_process(tmp_path
     os.utime(cache / f"later{COMPILED_SUFFIX}", (old, old))
     assert prune_unused_once(cache, now) == [], "a cold build writes many entries: the folder is read once"
     assert prune_unused_once(tmp_path / "absent", now) == []
+
+
+def test_a_second_site_rendered_in_one_process_compiles_nothing_again(tmp_path, monkeypatch):
+    """The import renders a copy of the site beside it: the copy's cache folder is empty, and what this process
+    compiled for the site serves it (the engine's layouts, and content of the same text)."""
+    first, second = (copy_sources(tmp_path / name, QUICK) for name in ("first", "second"))
+    SiteBuild(first).render()
+    compiled_now = counted_compiles(monkeypatch)
+    files = SiteBuild(second).render()
+    assert files and not compiled_now, f"compiled again: {compiled_now[:3]}"
+    assert compiled(second) == compiled(first), "the second site's cache holds its code for its next build"
+
+
+def counted_compiles(monkeypatch) -> list[str]:
+    """The sources Jinja compiles from now on."""
+    sources, real_compile = [], jinja2.Environment.compile
+
+    def counted(self, source, *args, **kwargs):
+        sources.append(source)
+        return real_compile(self, source, *args, **kwargs)
+
+    monkeypatch.setattr(jinja2.Environment, "compile", counted)
+    return sources
+
+
+def test_code_held_in_the_process_is_that_of_the_source_given(tmp_path, monkeypatch):
+    env = content_env()
+    compiled_now = counted_compiles(monkeypatch)
+    for source in ("{{ 1 + 1 }} apples", "{{ 1 + 1 }} apples", "{{ 2 + 2 }} apples"):
+        compile_cached(env, source, None)
+    assert compiled_now == ["{{ 1 + 1 }} apples", "{{ 2 + 2 }} apples"]
+
+    layouts = tmp_path / "templates"
+    layouts.mkdir()
+    (layouts / "page.html").write_text("one", encoding="utf-8")
+    site = SiteLayout(tmp_path)
+    assert layout_environment(site).get_template("page.html").render() == "one"
+    (layouts / "page.html").write_text("two", encoding="utf-8")
+    assert layout_environment(site).get_template("page.html").render() == "two", "an edited layout compiles again"

@@ -63,28 +63,53 @@ def content_environment() -> ContentEnvironment:
 
 
 def compile_cached(env: ContentEnvironment, source: str, cache: Path | None):
-    """``env.from_string(source)``, keeping the compiled code in ``cache`` for the next build.
+    """``env.from_string(source)``, keeping the compiled code for the next render and the next build.
 
     Compiling is the slowest step of rendering a long page; the code depends only
     on the source, Jinja's version, Python's version, the environment's syntax
-    and the sandbox's guards (``code_version``). Entries are signed, as every cache file is. Taking an entry
-    marks it used (its mtime), so that ``prune_unused_once`` keeps it.
+    and the sandbox's guards (``code_version``). This process keeps what it compiled or took (``_COMPILED``):
+    a second site rendered in it, such as the copy an import or a diff builds, compiles nothing again.
+    ``cache`` keeps it between processes; entries are signed, as every cache file is. Taking an entry marks it
+    used (its mtime), so that ``prune_unused_once`` keeps it.
     """
-    if cache is None:
-        return env.from_string(source)
     key = hashlib.sha256("\0".join((sys.version, jinja2.__version__, env.code_version, env.comment_start_string,
                                      str(env.trim_blocks), str(env.lstrip_blocks), str(env.optimized), source)).encode()).hexdigest()
-    path = cache / f"{key}{COMPILED_SUFFIX}"
-    code = _kept_code(path)
+    path = None if cache is None else cache / f"{key}{COMPILED_SUFFIX}"
+    code = _COMPILED.get(key)
     if code is None:
-        code = env.compile(source)
-        try:
-            cache.mkdir(parents=True, exist_ok=True)
-            prune_unused_once(cache)
-            write_signed(path, marshal.dumps(code))
-        except OSError:
-            pass
+        code = None if path is None else _kept_code(path)
+        if code is None:
+            code = env.compile(source)
+            _keep(path, code)
+        _remember(key, code)
+    elif path is not None and not _mark_used(path):
+        _keep(path, code)
     return env.template_class.from_code(env, code, env.make_globals(None))
+
+
+_COMPILED: dict[str, object] = {}
+"""Compiled content this process holds, by the key of ``compile_cached``; at most ``COMPILED_HELD``, the
+oldest dropped first (a preview server adds one for each edit)."""
+COMPILED_HELD = 1024
+
+
+def _remember(key: str, code) -> None:
+    if len(_COMPILED) >= COMPILED_HELD:
+        del _COMPILED[next(iter(_COMPILED))]
+    _COMPILED[key] = code
+
+
+def _keep(path: Path | None, code) -> None:
+    """Write ``code`` to the cache file ``path``; a cache that cannot be written only loses the next build's
+    shortcut."""
+    if path is None:
+        return
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        prune_unused_once(path.parent)
+        write_signed(path, marshal.dumps(code))
+    except OSError:
+        pass
 
 
 def _kept_code(path: Path):
@@ -110,11 +135,13 @@ _pruned: set[str] = set()
 """The cache folders this process has pruned already."""
 
 
-def _mark_used(path: Path) -> None:
+def _mark_used(path: Path) -> bool:
+    """Whether ``path`` is there, now marked used."""
     try:
         os.utime(path)
     except OSError:
-        pass
+        return False
+    return True
 
 
 def prune_unused_once(cache: Path, now: float | None = None) -> list[str]:

@@ -27,7 +27,7 @@ def layout_environment(layout: SiteLayout) -> Environment:
         cache = None
     env = Environment(
         loader=ChoiceLoader([Utf8FileSystemLoader(str(folder)) for folder in folders if folder.is_dir()]),
-        bytecode_cache=SignedBytecodeCache(cache) if cache else None,
+        bytecode_cache=SignedBytecodeCache(cache),
         autoescape=select_autoescape(["html"], default_for_string=False, default=False),
         undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
     )
@@ -36,21 +36,43 @@ def layout_environment(layout: SiteLayout) -> Environment:
 
 
 class SignedBytecodeCache(BytecodeCache):
-    """Compiled layouts kept in a folder, a file each named as Jinja's FileSystemBytecodeCache names them, and
-    signed (``signed_cache``): a file this machine did not write is never unmarshalled, its layout is compiled
-    again and the file replaced."""
+    """Compiled layouts, held by this process and kept in ``folder`` between processes.
 
-    def __init__(self, folder: Path):
+    Held (``_HELD``) by the template's name and source: a second site rendered in this process, such as the
+    copy an import builds, compiles no layout of the same text again (messages name a layout by its path under
+    templates/, the same for both). Kept as a file each, named as Jinja's FileSystemBytecodeCache names them,
+    and signed (``signed_cache``): a file this machine did not write is never unmarshalled, its layout is
+    compiled again and the file replaced. Jinja checks each entry against its template's source."""
+
+    _HELD: dict[tuple[str, str], bytes] = {}
+
+    def __init__(self, folder: Path | None):
         self.folder = folder
 
+    def get_bucket(self, environment, name: str, filename: str | None, source: str) -> Bucket:
+        bucket = Bucket(environment, self.get_cache_key(name, filename), self.get_source_checksum(source))
+        bucket.held_as = (name, bucket.checksum)
+        held = self._HELD.get(bucket.held_as)
+        if held is not None:
+            bucket.bytecode_from_string(held)
+        if bucket.code is None:
+            self.load_bytecode(bucket)
+        return bucket
+
     def load_bytecode(self, bucket: Bucket) -> None:
-        kept = read_signed(self._path(bucket))
+        kept = None if self.folder is None else read_signed(self._path(bucket))
         if kept is not None:
             bucket.bytecode_from_string(kept)
+            if bucket.code is not None:
+                self._HELD[bucket.held_as] = kept
 
     def dump_bytecode(self, bucket: Bucket) -> None:
+        code = bucket.bytecode_to_string()
+        self._HELD[bucket.held_as] = code
+        if self.folder is None:
+            return
         try:
-            write_signed(self._path(bucket), bucket.bytecode_to_string())
+            write_signed(self._path(bucket), code)
         except OSError:  # only the next build's shortcut is lost
             pass
 
