@@ -394,13 +394,13 @@ RECIPES = {
 
 @pytest.mark.parametrize("site_name", sorted(SITES))
 @pytest.mark.parametrize("recipe", list(RECIPES))
-def test_recipe_checks_builds_and_stays_true(recipe, site_name, tmp_path):
+def test_recipe_builds_and_stays_true(recipe, site_name, tmp_path):
+    """The edit as docs/editing.md gives it, then the build: it checks what ``check`` checks (the same render)
+    before it writes, so a recipe ``check`` would refuse fails here too (``check`` itself: the test below)."""
     root = recipe_copy(tmp_path / "src", SITES[site_name])
     apply, took_effect = RECIPES[recipe]
     edit = apply(root, Guide(load_site(root)))
 
-    check = run_cli("check", "--site", str(root), "--jobs", "1")
-    assert check.returncode == 0, check.stderr
     out = tmp_path / "out"
     build = run_cli("build", "--site", str(root), "--out", str(out), "--jobs", "1")
     assert build.returncode == 0, build.stderr
@@ -408,6 +408,14 @@ def test_recipe_checks_builds_and_stays_true(recipe, site_name, tmp_path):
     published = Published.written(root, out)
     took_effect(published, edit)
     check_all(published)
+
+
+def test_check_passes_a_recipe_edit_and_writes_no_site(tmp_path):
+    root = recipe_copy(tmp_path / "src", SITES["main"])
+    RECIPES["change a price"][0](root, Guide(load_site(root)))
+    check = run_cli("check", "--site", str(root), "--jobs", "1")
+    assert check.returncode == 0, check.stderr
+    assert "no problems found" in check.stdout and not (root / "site").exists()
 
 
 # -- a recipe that edits the engine too: on a copy of the engine and the main site -------------
