@@ -70,15 +70,19 @@ def test_every_engine_answers_in_the_script_as_the_build_does():
     """Each catalogue model in each format it offers under each engine (the format's own, one that loads it
     elsewhere, one that does not load it), at the site's context and a long one, BF16 and FP8 KV cache: the
     script, from the page's data and the fetched serving file, gives the build's answer; and every engine that
-    loads a format starts some model on some configuration."""
+    loads a format starts some model on some configuration. In the other languages, whose answers differ
+    from the first's in their words alone, the first model of each format."""
     site = SiteCalculator("default")
     guide = site.guide
     engines = [engine.id for engine in guide.data.engines.engines]
     started = set()
-    for locale, data in _locales(site):
+    for index, (locale, data) in enumerate(_locales(site)):
+        pairs = [(view, weight_format) for view in guide.catalogue for weight_format in view.formats()]
+        if index:
+            pairs = list({weight_format.id: (view, weight_format) for view, weight_format in reversed(pairs)}.values())
         cases = [Case(view.id, INFERENCE, data["defaults"]["precision"], kv, context, 1, weight_format=weight_format.id,
                       engine=engine)
-                 for view in guide.catalogue for weight_format in view.formats() for engine in engines
+                 for view, weight_format in pairs for engine in engines
                  for kv, context in (("bf16", 8192), ("fp8", 32768))]
         scripted = run_node(data, [state_of(case) for case in cases])
         for case, found in zip(cases, scripted):
