@@ -19,10 +19,10 @@ from decimal import Decimal
 from functools import cached_property
 from pathlib import Path
 
+from live_sites import live_build
 from vramsite.calc import attention
 from vramsite.calc.offers import market_offers
 from vramsite.load.model import MethodKind
-from vramsite.publish.site import SiteBuild
 from vramsite.render.calculator import (CUSTOM, INFERENCE, Case, Custom, answer, answer_html, calculator_data,
                                        serving_file, serving_rooms)
 from vramsite.render.inline import InlineRenderer
@@ -72,8 +72,7 @@ class SiteCalculator:
 
     def __init__(self, name: str):
         self.name = name
-        self.build = SiteBuild(SITES[name])
-        self.build.render()  # every table the site publishes, counted as shown
+        self.build, _files = live_build(name)  # rendered: every table the site publishes, counted as shown
         self.guide = self.build.guide
 
     def locales(self):

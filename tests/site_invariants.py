@@ -23,7 +23,6 @@ from vramsite.calc import Guide
 from vramsite.calc.cost import card_memory, order_price
 from vramsite.calc.rules import allowed_counts, meets_rules
 from vramsite.load import load_site
-from vramsite.publish.site import SiteBuild
 
 NUMBER = re.compile(r"\d+(?:[,.]\d+)*")
 SITEMAP = {"s": "http://www.sitemaps.org/schemas/sitemap/0.9"}
@@ -38,10 +37,11 @@ class Published:
     files: dict[str, bytes]
 
     @classmethod
-    def rendered(cls, root: Path) -> "Published":
-        """Built in this process, in memory."""
-        build = SiteBuild(root)
-        return cls(root, build.guide, build.render())
+    def parsed(cls, root: Path, guide: Guide, files, trees) -> "Published":
+        """Of a render whose pages are parsed already (``trees``, as ``trees`` would parse them)."""
+        published = cls(root, guide, files)
+        published.__dict__["trees"] = trees  # the cached_property's own slot
+        return published
 
     @classmethod
     def written(cls, root: Path, out: Path) -> "Published":

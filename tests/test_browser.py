@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 from browser_support import chromium, needs_chromium, serving
+from live_sites import live_build
 from npm_package import npm_file
 from site_support import SITES, write_files
 from vramsite.publish.search import search_files
-from vramsite.publish.site import SiteBuild
 
 AXE_VERSION = "4.14.1"
 AXE_SHA512 = "FHfa+lmNjQZfJz1q8wKqIDwC6DExcHt/pkjNQb09a3NPjCKg2rhu5qb2S4r76ASyFNNtuFooJpZe37OgudVGtQ=="
@@ -29,7 +29,7 @@ pytestmark = needs_chromium
 @pytest.fixture(scope="module", params=sorted(SITES))
 def served(request, tmp_path_factory):
     out = tmp_path_factory.mktemp(f"site-{request.param}")
-    files = SiteBuild(SITES[request.param]).render()
+    _build, files = live_build(request.param)
     write_files({**files, **search_files(files)}, out)  # the search index, as build.py build publishes it
     with serving(out) as address:
         yield out, address

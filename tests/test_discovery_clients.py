@@ -16,10 +16,10 @@ from datetime import datetime, timezone
 import pytest
 
 from npm_package import npm_file
+from live_sites import live_build
 from site_support import SITES, XHTML, parse_html, write_files
 from vramsite.load.dates import parse_moment
 from vramsite.publish.pages import language_name
-from vramsite.publish.site import SiteBuild
 
 VNU_VERSION = "26.9.27"
 VNU_SHA512 = "TkQd5DFfOaWC9ebtvozTsrH2Vaod3jYg+vrOeREzIXxBexLz9+rS2DNtjn7+RPUiZhgli0SghgBX6RJRNea0KA=="
@@ -35,8 +35,8 @@ MAX_URLS, MAX_LOC = 50_000, 2_048
 
 @pytest.fixture(scope="module", params=sorted(SITES))
 def built(request):
-    build = SiteBuild(SITES[request.param])
-    return build.render(), build.data
+    build, files = live_build(request.param)
+    return files, build.data
 
 
 # llms.txt

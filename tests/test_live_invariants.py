@@ -13,14 +13,18 @@ import pytest
 
 import site_invariants
 from cli_support import ROOT
+from live_sites import live_build, live_trees
 from site_invariants import CHECKS, Published
 
 SITES = {"main": ROOT, "quick": ROOT / "sites" / "quick"}
+LIVE_NAMES = {"main": "default", "quick": "quick"}
+"""Each site's name in live_sites."""
 
 
 @pytest.fixture(scope="module", params=sorted(SITES))
 def published(request) -> Published:
-    return Published.rendered(SITES[request.param])
+    build, files = live_build(LIVE_NAMES[request.param])
+    return Published.parsed(SITES[request.param], build.guide, files, live_trees(LIVE_NAMES[request.param]))
 
 
 @pytest.mark.parametrize("check", CHECKS, ids=lambda check: check.__name__)
@@ -31,15 +35,12 @@ def test_live_site(published, check):
 # -- the checks can fail: each catches the fault it is for ---------------------------------------
 
 
-@pytest.fixture(scope="module")
-def main_rendered() -> Published:
-    return Published.rendered(ROOT)
-
-
 @pytest.fixture
-def main_site(main_rendered) -> Published:
-    """The live site rendered once per module; each test breaks its own copy of the files (and parses its own)."""
-    return Published(main_rendered.root, main_rendered.guide, dict(main_rendered.files))
+def main_site() -> Published:
+    """The live site rendered once per process (live_sites); each test breaks its own copy of the files (and
+    parses its own)."""
+    build, files = live_build("default")
+    return Published(ROOT, build.guide, dict(files))
 
 
 def _fails(check, site: Published) -> bool:

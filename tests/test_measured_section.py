@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from live_sites import live_build
 from site_support import heading_ids, markdown_table_rows, parse_html, table_rows
 from vramsite.errors import InputError
 from vramsite.publish.site import SiteBuild
@@ -19,7 +20,7 @@ RUN = Path("data/measurements/h200-2026-11-30.yaml")
 
 @pytest.fixture(scope="module")
 def built():
-    return SiteBuild(ROOT).render()
+    return live_build("default")[1]
 
 
 @pytest.fixture(scope="module")

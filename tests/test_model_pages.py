@@ -19,7 +19,7 @@ import yaml
 
 import data_edits as edits
 from data_edits import live_copy, render_page, set_price
-from vramsite.publish.site import SiteBuild
+from live_sites import live_build
 from site_support import table_download
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -28,8 +28,7 @@ BILLION = Decimal(10) ** 9
 
 @pytest.fixture(scope="module")
 def built():
-    build = SiteBuild(ROOT)
-    return build, build.render()
+    return live_build("default")
 
 
 @pytest.fixture(scope="module")

@@ -14,9 +14,9 @@ import warnings
 
 import pytest
 
-from site_support import XHTML, find_all, parse_html, site_pages, text_of
+from live_sites import live_trees
+from site_support import XHTML, find_all, text_of
 from test_browser import SITES, _pages, browser, pytestmark, served  # noqa: F401 - fixtures and the skip mark
-from vramsite.publish.site import SiteBuild
 from vramsite.render.charts import contrast
 
 needs_browser = pytestmark
@@ -43,7 +43,7 @@ def page_types(out) -> list[str]:
 @pytest.fixture(scope="module", params=sorted(SITES))
 def pages(request) -> dict[str, object]:
     """Each HTML page of a site, parsed."""
-    return {path: parse_html(content) for path, content in site_pages(SiteBuild(SITES[request.param]).render()).items()}
+    return live_trees(request.param)
 
 
 def _contents(tree):

@@ -15,8 +15,8 @@ import pytest
 
 from vramsite.calc.figure import MEMORY, given
 from vramsite.calc.serving import heads_split_refused, serving_engine, verdict
-from vramsite.publish.site import SiteBuild
 from vramsite.render.calculator import serving_path
+from live_sites import live_build
 from site_support import table_download
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -24,8 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 @pytest.fixture(scope="module")
 def built():
-    build = SiteBuild(ROOT)
-    return build, build.render()
+    return live_build("default")
 
 
 def _rows(files, table_id: str) -> dict:

@@ -11,23 +11,23 @@ import pytest
 
 import data_edits as edits
 from seed_sites import assemble_seed_site
-from site_support import XHTML, parse_html
+from live_sites import live_build, live_trees
+from site_support import XHTML
 from vramsite.publish.site import SiteBuild
 
 MD_LINK = re.compile(r"\]\(([^)\s]+)\)")
 
 
-def _sites():
-    from conftest import ROOT
-
-    return {"default": ROOT, "quick": ROOT / "sites" / "quick"}
-
-
 @pytest.fixture(scope="module", params=["default", "quick"])
-def built(request):
+def site_name(request) -> str:
     """Both sites the engine builds: every structural check holds for each."""
-    build = SiteBuild(_sites()[request.param])
-    return build.render(), build.data
+    return request.param
+
+
+@pytest.fixture(scope="module")
+def built(site_name):
+    build, files = live_build(site_name)
+    return files, build.data
 
 
 @pytest.fixture(scope="module")
@@ -41,8 +41,8 @@ def data(built):
 
 
 @pytest.fixture(scope="module")
-def trees(site):
-    return {path: parse_html(content) for path, content in site.items() if path.endswith(".html")}
+def trees(site_name):
+    return live_trees(site_name)
 
 
 def _ids(tree) -> set[str]:

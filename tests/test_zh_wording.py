@@ -13,8 +13,8 @@ import re
 
 import pytest
 
+from live_sites import live_build
 from site_support import SITES, XHTML, parse_html
-from vramsite.publish.site import SiteBuild
 
 SVG = "{http://www.w3.org/2000/svg}"
 HAN = r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]"
@@ -140,7 +140,7 @@ def page_problems(path: str, content: bytes) -> list[str]:
 
 @pytest.fixture(scope="module", params=sorted(SITES))
 def zh_pages(request) -> dict[str, bytes]:
-    site = SiteBuild(SITES[request.param]).render()
+    _build, site = live_build(request.param)
     return {path: content for path, content in site.items()
             if path.startswith(ZH) and path.endswith((".html", ".html.md"))}
 
