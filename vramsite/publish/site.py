@@ -460,7 +460,7 @@ def source_problems(root: Path) -> list[Problem]:
     for item in sorted(layout.content.glob("*/*.md")):
         if sources is None or item.stem in sources:
             try:
-                read_content(item, item.relative_to(layout.root).as_posix(), env)
+                read_content(item, item.relative_to(layout.root).as_posix(), env, layout.kept_code_cache)
             except InputError as error:
                 problems += error.problems
     return problems
