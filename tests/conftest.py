@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -14,6 +16,12 @@ from vramsite.publish.site import SiteBuild
 
 ROOT = Path(__file__).resolve().parent.parent
 SEEDS = ROOT.parent / "shared" / "seeds"
+
+# Hundreds of tests run build.py in a fresh interpreter. Where the machine sets PYTHONDONTWRITEBYTECODE, each
+# of them compiled the engine's modules from source again (0.3 s a run); they keep their bytecode outside
+# the repository and the sites the tests hash.
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+os.environ.setdefault("PYTHONPYCACHEPREFIX", os.path.join(tempfile.gettempdir(), "vramsite-tests-pycache"))
 
 
 @pytest.fixture(scope="session")
