@@ -103,7 +103,7 @@ def _read_csv(text: str, name: str) -> tuple[Export, list[Problem]]:
     try:
         for record in reader:
             line, ended = ended + 1 + offset, reader.line_num
-            cells = [cell.strip() for cell in record]
+            cells = list(map(str.strip, record))
             if not any(cells):
                 continue
             if header is None:

@@ -55,13 +55,16 @@ def parse_rows(export: Export) -> tuple[list[Listing], list[Problem]]:
 
 def _listing(row: RawRow, name: str, problems: list[Problem]) -> Listing | None:
     values = row.values
-    fields = []
+    try:  # most rows are good: read in one step, and field by field only to name each problem
+        return Listing(row.line, *[rule(values.get(field)) for field, rule in RULES])
+    except _Bad:
+        pass
     for field, rule in RULES:
         try:
-            fields.append(rule(values.get(field)))
+            rule(values.get(field))
         except _Bad as error:
             problems.append(Problem(name, row.line, field, str(error)))
-    return Listing(row.line, *fields) if len(fields) == len(RULES) else None
+    return None
 
 
 def _required(text: str | None) -> str:
@@ -90,6 +93,7 @@ def _check_text(text: str) -> None:
         raise _Bad(f"is longer than {MAX_TEXT} characters")
 
 
+@lru_cache(maxsize=4096)
 def _gpu_count(text: str | None) -> int:
     text = _required(text)
     if not WHOLE.fullmatch(text):
@@ -100,7 +104,9 @@ def _gpu_count(text: str | None) -> int:
     return count
 
 
+@lru_cache(maxsize=65536)
 def _price(text: str | None) -> Decimal:
+    """A price (Decimal is immutable: rows of the same text share one)."""
     text = _required(text)
     if text.startswith("-") and PRICE.fullmatch(text[1:]):
         raise _Bad(f"{text} is negative; a price per GPU-hour is at least {hourly_bounds()[0]}")
