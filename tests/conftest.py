@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import tempfile
+import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -95,3 +98,50 @@ def seed_000_copy(tmp_path) -> Path:
 @pytest.fixture
 def seed_003_copy(tmp_path) -> Path:
     return assemble_seed_site(tmp_path / "seed-003", "003")
+
+
+# -- tests that time the product: run while no other test does ------------------------------------
+
+ALONE = "alone"
+"""The marker of a test that times the product against a target on this machine: under -n, the other workers
+finish the test they are in and wait while it runs, so that it measures the product, not the other tests."""
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", f"{ALONE}: run while no other test worker runs a test (a timed target)")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    """Each test with its fixtures' setup and teardown: alone (``ALONE``), or beside the other workers' tests."""
+    with _turn(item):
+        yield
+
+
+@contextmanager
+def _turn(item):
+    workers = getattr(item.config, "workerinput", None)
+    if workers is None:  # one process: nothing runs beside the test
+        yield
+        return
+    folder = Path(tempfile.gettempdir()) / f"vramsite-tests-{workers['testrunuid']}"
+    folder.mkdir(exist_ok=True)
+    me = workers["workerid"]
+    with (folder / "lock").open("a") as lock:
+        if item.get_closest_marker(ALONE):
+            flag = folder / f"{me}.alone"
+            flag.touch()  # the others take no new test while it is there
+            fcntl.flock(lock, fcntl.LOCK_EX)  # once the tests they are in have ended
+            try:
+                yield
+            finally:
+                fcntl.flock(lock, fcntl.LOCK_UN)
+                flag.unlink()
+        else:
+            while any(flag.name != f"{me}.alone" for flag in folder.glob("*.alone")):
+                time.sleep(0.05)
+            fcntl.flock(lock, fcntl.LOCK_SH)
+            try:
+                yield
+            finally:
+                fcntl.flock(lock, fcntl.LOCK_UN)

@@ -448,6 +448,7 @@ def lowest_in_large_listing(rows: int = 100_000) -> dict[str, Decimal]:
     return lowest
 
 
+@pytest.mark.alone
 @pytest.mark.parametrize("suffix", [".csv", ".jsonl"])
 def test_100000_rows_are_read_checked_and_summed_in_under_2_seconds(tmp_path, suffix):
     listing = large_listing(tmp_path, suffix)
@@ -461,6 +462,7 @@ def test_100000_rows_are_read_checked_and_summed_in_under_2_seconds(tmp_path, su
     assert seconds < 2, f"reading and summing 100,000 rows took {seconds:.2f} s"
 
 
+@pytest.mark.alone
 def test_the_whole_import_of_100000_rows_takes_under_2_seconds(tmp_path, quick):
     listing = large_listing(tmp_path, ".csv")
     originals = {name: (quick / name).read_bytes() for name in (PRICES, HISTORY)}
