@@ -8,7 +8,7 @@ from pathlib import Path
 
 import jinja2
 
-from cli_support import copy_sources, named_models_only, run_build, run_cli
+from cli_support import copy_sources, run_build, run_cli
 from vramsite.layout import SiteLayout
 from vramsite.publish.site import SiteBuild
 from vramsite.render.content import COMPILED_SUFFIX, UNUSED_FOR_S, compile_cached, prune_unused_once
@@ -40,7 +40,7 @@ def built(site: Path) -> set[str]:
 
 
 def test_edited_content_leaves_no_compiled_copies_behind_once_unused(tmp_path):
-    site = named_models_only(copy_sources(tmp_path / "site"))
+    site = copy_sources(tmp_path / "site", QUICK)
     first = built(site)
     assert first
 
@@ -58,7 +58,7 @@ def test_edited_content_leaves_no_compiled_copies_behind_once_unused(tmp_path):
 
     result = run_cli("build", "--site", str(site), "--out", str(site / "site"), "--force")
     assert result.returncode == 0, result.stderr
-    cold = named_models_only(copy_sources(tmp_path / "cold"))
+    cold = copy_sources(tmp_path / "cold", QUICK)
     (cold / GUIDE).write_text((site / GUIDE).read_text(encoding="utf-8"), encoding="utf-8")
     assert compiled(site) == built(cold), "what is left is what a cold build of the same sources compiles"
 
