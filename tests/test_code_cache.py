@@ -11,7 +11,7 @@ import jinja2
 from cli_support import copy_sources, run_build, run_cli
 from vramsite.layout import SiteLayout
 from vramsite.publish.site import SiteBuild
-from vramsite.render.content import COMPILED_SUFFIX, UNUSED_FOR_S, compile_cached, prune_unused_once
+from vramsite.render.content import COMPILED_SUFFIX, UNUSED_FOR_S, HeldCode, compile_cached, prune_unused_once
 from vramsite.render.environments import content_env, layout_environment
 
 QUICK = Path(__file__).resolve().parents[1] / "sites" / "quick"
@@ -132,3 +132,9 @@ def test_code_held_in_the_process_is_that_of_the_source_given(tmp_path, monkeypa
     assert layout_environment(site).get_template("page.html").render() == "one"
     (layouts / "page.html").write_text("two", encoding="utf-8")
     assert layout_environment(site).get_template("page.html").render() == "two", "an edited layout compiles again"
+
+
+def test_the_code_a_process_holds_is_bounded_the_oldest_dropped_first():
+    held = HeldCode(size=2)
+    held["a"], held["b"], held["a"], held["c"] = 1, 2, 3, 4
+    assert held == {"b": 2, "c": 4}, "replacing an entry drops nothing; a new one drops the first held"

@@ -81,22 +81,28 @@ def compile_cached(env: ContentEnvironment, source: str, cache: Path | None):
         if code is None:
             code = env.compile(source)
             _keep(path, code)
-        _remember(key, code)
+        _COMPILED[key] = code
     elif path is not None and not _mark_used(path):
         _keep(path, code)
     return env.template_class.from_code(env, code, env.make_globals(None))
 
 
-_COMPILED: dict[str, object] = {}
-"""Compiled content this process holds, by the key of ``compile_cached``; at most ``COMPILED_HELD``, the
-oldest dropped first (a preview server adds one for each edit)."""
-COMPILED_HELD = 1024
+class HeldCode(dict):
+    """Compiled code a process holds, at most ``size`` entries, the oldest dropped first: a preview server adds
+    one for each edit of a source."""
+
+    def __init__(self, size: int = 1024):
+        super().__init__()
+        self.size = size
+
+    def __setitem__(self, key, code) -> None:
+        if key not in self and len(self) >= self.size:
+            del self[next(iter(self))]
+        super().__setitem__(key, code)
 
 
-def _remember(key: str, code) -> None:
-    if len(_COMPILED) >= COMPILED_HELD:
-        del _COMPILED[next(iter(_COMPILED))]
-    _COMPILED[key] = code
+_COMPILED = HeldCode()
+"""Compiled content this process holds, by the key of ``compile_cached``."""
 
 
 def _keep(path: Path | None, code) -> None:

@@ -10,7 +10,7 @@ from jinja2.bccache import Bucket
 
 from ..layout import SiteLayout
 from ..signed_cache import cache_key, read_signed, write_signed
-from .content import content_environment
+from .content import HeldCode, content_environment
 from .sandbox import ContentEnvironment
 from .scope import install_filters
 from .template_files import Utf8FileSystemLoader
@@ -44,7 +44,7 @@ class SignedBytecodeCache(BytecodeCache):
     and signed (``signed_cache``): a file this machine did not write is never unmarshalled, its layout is
     compiled again and the file replaced. Jinja checks each entry against its template's source."""
 
-    _HELD: dict[tuple[str, str], bytes] = {}
+    _HELD = HeldCode()
 
     def __init__(self, folder: Path | None):
         self.folder = folder
