@@ -57,9 +57,8 @@ def _decimal(representer, value: Decimal):
     return representer.represent_scalar("tag:yaml.org,2002:float", format(value, "f"))
 
 
-def existing_ids(text: str | None, name: str) -> dict[str, int]:
-    """The ids already in the catalogue, each with its line; InputError when the file is not one we can append to."""
-    document = _load(text, name)
+def existing_ids(document: CommentedMap) -> dict[str, int]:
+    """The ids already in the catalogue ``load_catalogue`` read, each with its line."""
     ids = {}
     for item in document["models"]:
         if isinstance(item, CommentedMap) and isinstance(item.get("id"), str):
@@ -67,12 +66,10 @@ def existing_ids(text: str | None, name: str) -> dict[str, int]:
     return ids
 
 
-def with_entry(text: str | None, entry: dict, note: str | None, name: str = CATALOGUE_FILE) -> str:
-    """``text`` (None: a new file) with ``entry`` appended to its models; ``note`` a comment after params_from."""
-    yaml = _yaml()
-    document = _load(text, name)
+def with_entry(document: CommentedMap, entry: dict, note: str | None) -> str:
+    """The text of ``document`` with ``entry`` appended to its models; ``note`` a comment after params_from."""
     document["models"].append(_commented(entry, note))
-    return _dump(yaml, document)
+    return _dump(_yaml(), document)
 
 
 def entry_text(entry: dict, note: str | None) -> str:
@@ -80,8 +77,9 @@ def entry_text(entry: dict, note: str | None) -> str:
     return _dump(_yaml(), CommentedSeq([_commented(entry, note)]))
 
 
-def _load(text: str | None, name: str) -> CommentedMap:
-    """The catalogue's document; a missing or blank file is a new one, its header alone."""
+def load_catalogue(text: str | None, name: str = CATALOGUE_FILE) -> CommentedMap:
+    """The catalogue's document, read once for its ids and the entry appended; a missing or blank file is a new
+    one, its header alone. InputError when the file is not one we can append to."""
     text = HEADER if text is None or not text.strip() else text
     yaml = _yaml()
     try:

@@ -19,7 +19,7 @@ from ..load.assemble import load_weight_formats
 from ..load.text import text_problem
 from ..publish.lock import editing_sources
 from ..units import BILLION, billions
-from .catalogue_file import CATALOGUE_FILE, entry_text, existing_ids, with_entry
+from .catalogue_file import CATALOGUE_FILE, entry_text, existing_ids, load_catalogue, with_entry
 from .data_file import read_data_file
 from .entry import Parameters, Source, catalogue_entry, entry_problems
 from .hf_config import ModelConfig, read_model_config
@@ -67,7 +67,8 @@ def add_model(site: Path, config_path: Path, options: AddOptions, shown_site: st
     source, model_id, name = _identity(config_path, options, problems)
     with editing_sources(site):
         catalogue = _gathered(problems, read_data_file, site, CATALOGUE_FILE, catalogue_name)
-        taken = _gathered(problems, existing_ids, catalogue.text, catalogue_name) if catalogue else None
+        document = _gathered(problems, load_catalogue, catalogue.text, catalogue_name) if catalogue else None
+        taken = existing_ids(document) if document is not None else None
         if taken and model_id in taken:
             problems.append(Problem(catalogue_name, taken[model_id], "id",
                                     f"{model_id!r} is already in the catalogue; give another --id"))
@@ -80,7 +81,7 @@ def add_model(site: Path, config_path: Path, options: AddOptions, shown_site: st
         shown = entry_text(entry, options.params_note)
         if options.dry_run:
             return shown, f"{catalogue_name}: {model_id} not added (--dry-run: nothing written)"
-        catalogue.replace(with_entry(catalogue.text, entry, options.params_note, catalogue_name), "model add")
+        catalogue.replace(with_entry(document, entry, options.params_note), "model add")
     return shown, f"{catalogue_name}: added {model_id}"
 
 
