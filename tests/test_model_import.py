@@ -103,6 +103,15 @@ EXPECTED = {
     "qwen2.5-7b-instruct": dict(architecture="Qwen2ForCausalLM", hidden_size=3584, attention_heads=28,
                                 max_context=32768, vocab_size=152064,
                                 layers=[{"kind": "full", "count": 28, "kv_heads": 4, "head_dim": 128}]),
+    # even layers slide (0, 2, ... 40), odd ones are full
+    "gemma-2-9b-it": dict(architecture="Gemma2ForCausalLM", hidden_size=3584, attention_heads=16,
+                          max_context=8192, vocab_size=256000,
+                          layers=[{"kind": "sliding", "count": 21, "kv_heads": 8, "head_dim": 256, "window": 4096},
+                                  {"kind": "full", "count": 21, "kv_heads": 8, "head_dim": 256}]),
+    # 96 query heads of 128 on a hidden size of 4096; the multi-token-prediction layer is not a layer here
+    "glm-4.5-air": dict(architecture="Glm4MoeForCausalLM", hidden_size=4096, attention_heads=96,
+                        max_context=131072, vocab_size=151552, layers=[{**FULL_8x128, "count": 46}],
+                        experts={"total": 128, "active": 8, "shared": 1}),
     "qwen3-8b": dict(architecture="Qwen3ForCausalLM", hidden_size=4096, attention_heads=32,
                      max_context=40960, vocab_size=151936, layers=[{**FULL_8x128, "count": 36}]),
     # the explicit head_dim 128, not 5120 / 64 = 80
@@ -420,7 +429,35 @@ PUBLISHED = [
     ("exaone-4.0-32b", "32.0", "32.0", "EXAONE 4.0 32B card: 32.0B parameters"),
     ("qwen3-coder-480b-a35b-instruct", "480", "35", "Qwen3-Coder-480B-A35B-Instruct card: 480B in total, 35B "
                                                      "activated"),
+    ("gemma-2-9b-it", "9.24", "9.24", "Gemma 2 report (arXiv:2408.00118) Table 2: 917,962,752 embedding and "
+                                      "8,324,201,984 non-embedding parameters"),
+    ("glm-4.5-air", "106", None, "GLM-4.5-Air card: 106 billion total parameters; its 12 billion active leave out "
+                                 "the embedding table and the output head"),
 ]
+
+
+def test_gemma_2_counts_the_reports_non_embedding_parameters_exactly():
+    """The report's embedding count is of a 256,128-row table; the published config's has 256,000 rows."""
+    classes = tensor_classes(config_of("gemma-2-9b-it"))
+    assert classes.total - classes.embedding == 8_324_201_984
+
+
+def test_glm_4_5_air_is_the_sum_of_its_modules():
+    """transformers' Glm4Moe modules: q, k and v biased, o not; one dense layer, then 45 of 128 experts, one shared
+    expert of the same width and a router; two norms a layer; the output head untied."""
+    classes = tensor_classes(config_of("glm-4.5-air"))
+    queries, keys, expert = 96 * 128, 8 * 128, 3 * 4096 * 1408
+    assert classes.as_dict() == {
+        "embedding": 151552 * 4096, "output_head": 151552 * 4096,
+        "attention": 46 * (4096 * queries + 2 * 4096 * keys + queries * 4096 + queries + 2 * keys),
+        "dense_mlp": 3 * 4096 * 10944, "experts": 45 * 128 * expert, "experts_active": 45 * 8 * expert,
+        "shared_experts": 45 * expert, "router": 45 * 4096 * 128, "other": 46 * 2 * 4096 + 4096}
+
+
+def test_use_qk_norm_adds_glm_s_norm_on_queries_and_keys(tmp_path):
+    config = edited_config(tmp_path, "glm-4.5-air", lambda value: value.update(use_qk_norm=True))
+    with_norm = tensor_classes(read_model_config(read_json(config, config.name), load_weight_formats(ROOT)))
+    assert with_norm.attention - tensor_classes(config_of("glm-4.5-air")).attention == 46 * 2 * 128
 
 
 def within_its_digits(count: int, published: str) -> bool:
@@ -839,6 +876,10 @@ CATALOGUE_IMPORTS = [
                                 source_repository="mistralai/Mixtral-8x22B-v0.1", source_revision=AIC_COPY)),
     ("deepseek-r1", dict(model_id="deepseek-r1", name="DeepSeek-R1", source_repository="deepseek-ai/DeepSeek-R1",
                          source_revision=AIC_COPY)),
+    ("glm-4.5-air", dict(model_id="glm-4.5-air", name="GLM-4.5-Air", source_repository="zai-org/GLM-4.5-Air",
+                         source_revision="a copy at triple-mu/aiconfigurator@ba4dfe3")),
+    ("gemma-2-9b-it", dict(model_id="gemma-2-9b-it", name="Gemma 2 9B IT", source_repository="google/gemma-2-9b-it",
+                           source_revision="a copy at doggy8088/GemmaTokenizerExtractor@a275733")),
 ]
 
 
@@ -886,7 +927,7 @@ ODD_VALUES = [None, "x", [], {}, -1, 0, 1, True, 1.5, ["full_attention"], 10**30
 
 
 @pytest.mark.parametrize("name", ["llama-3.1-8b", "qwen2.5-7b", "mixtral-8x7b-v0.1", "qwen3-30b-a3b", "deepseek-v3",
-                                  "gemma-3-27b-it", "gpt-oss-120b", "qwen3-next-80b-a3b"])
+                                  "gemma-3-27b-it", "gpt-oss-120b", "qwen3-next-80b-a3b", "glm-4.5-air"])
 def test_any_key_set_to_anything_gives_an_entry_or_problems_never_a_crash(tmp_path, name):
     """Configs are untrusted: every key of each config, set to each odd value, in turn."""
     original = json.loads((CONFIGS / f"{name}.json").read_text(encoding="utf-8"))

@@ -73,6 +73,10 @@ class Family:
     """q, k and v projections always carry a bias (Qwen2); otherwise the config's attention_bias says"""
     qk_norm: bool = False
     """a norm of head_dim on queries and keys (Qwen3, Gemma 3)"""
+    qk_norm_key: str | None = None
+    """the config key that turns that norm on, where the family's configs choose (GLM-4.5's use_qk_norm)"""
+    output_bias: bool = True
+    """the config's attention_bias also gives the output projection a bias (Llama); GLM's has none"""
     norms_per_layer: int = 2
     gated_attention: bool = False
     """the query projection also yields an output gate (Qwen3-Next): twice as wide"""
@@ -134,7 +138,7 @@ def _every_nth(key: str, default: int, between: type[LayerKind]) -> Callable[[Co
 
 
 def _even_layers_slide(section: ConfigSection, count: int) -> Kinds:
-    """gpt-oss: even layers slide, odd ones are full (openai/gpt-oss model.py: layer_idx % 2 == 0)."""
+    """gpt-oss and Gemma 2: even layers slide, odd ones are full (openai/gpt-oss model.py: layer_idx % 2 == 0)."""
     return tuple(SlidingAttention if index % 2 == 0 else FullAttention for index in range(count))
 
 
@@ -172,6 +176,16 @@ _EXAONE4 = Family("EXAONE 4.0", _letter_pattern, qk_norm=True)
 # Phi-2 (llama.cpp's LLM_ARCH_PHI2 tensors, ollama/ollama@f63eea3): one LayerNorm per layer before attention and
 # MLP side by side, biases on every projection and on the output head, an MLP of up and down projections only
 _PHI2 = Family("Phi-2", _all(FullAttention), norms_per_layer=1, gated_mlp=False, biases_everywhere=True)
+# Gemma 2 (transformers src/transformers/models/gemma2/modeling_gemma2.py @9a80143: a layer's window is
+# config.sliding_window "if not bool(layer_idx % 2)"): every even layer slides; four norms per layer, and no norm
+# on queries and keys
+_GEMMA2 = Family("Gemma 2", _even_layers_slide, norms_per_layer=4, tied_default=True)
+# GLM-4.5 (transformers src/transformers/models/glm4_moe/modular_glm4_moe.py @008c726): Glm4MoeAttention is
+# Glm4Attention (glm4/modular_glm4.py @f2cfc94), which is GlmAttention, whose o_proj has no bias
+# (glm/modular_glm.py @ffd4c83), so attention_bias biases q, k and v alone; a norm on queries and keys where
+# use_qk_norm says (GLM-4.5 yes, GLM-4.5-Air no); DeepSeek-V3's router, the shared expert
+# moe_intermediate_size × n_shared_experts wide, the first first_k_dense_replace layers dense
+_GLM4_MOE = Family("GLM-4.5", _all(FullAttention), qk_norm_key="use_qk_norm", output_bias=False)
 _GPT_OSS = Family("gpt-oss", _even_layers_slide, attention_sinks=True, expert_bias=True)
 # DeepSeek-V2 and V3 are one architecture to llama.cpp (LLM_ARCH_DEEPSEEK2, as vendored at ollama/ollama@f63eea3):
 # V2-Lite projects queries at full rank (q_lora_rank null), the others through q_lora_rank
@@ -189,6 +203,7 @@ ARCHITECTURES: dict[str, Family] = {
     "Qwen3MoeForCausalLM": _QWEN3,
     "DeepseekV2ForCausalLM": _DEEPSEEK_V3,
     "DeepseekV3ForCausalLM": _DEEPSEEK_V3,
+    "Gemma2ForCausalLM": _GEMMA2,
     "Gemma3ForCausalLM": _GEMMA3,
     "Gemma3ForConditionalGeneration": replace(_GEMMA3, text_config=True),
     "PhiForCausalLM": _PHI2,
@@ -196,6 +211,7 @@ ARCHITECTURES: dict[str, Family] = {
     "GptOssForCausalLM": _GPT_OSS,
     "Exaone4ForCausalLM": _EXAONE4,
     "Qwen3NextForCausalLM": _QWEN3_NEXT,
+    "Glm4MoeForCausalLM": _GLM4_MOE,
 }
 
 
@@ -220,7 +236,10 @@ class ModelConfig:
     """the fields of each kind the model has, in the order the kinds first appear"""
     tied_embeddings: bool
     attention_bias: bool
-    """q, k, v and o projections carry a bias (the config's attention_bias)"""
+    """q, k and v projections carry a bias, and o where the family's ``output_bias`` says (the config's
+    attention_bias)"""
+    qk_norm: bool
+    """a norm of head_dim on queries and keys: the family's, or its config's ``qk_norm_key``"""
     experts: Experts | None
     latent: LatentProjections | None
     stored_dtype: str | None
@@ -290,6 +309,7 @@ def _read(architecture: str, family: Family, top: ConfigSection, section: Config
                            for kind in present),
         tied_embeddings=section.flag("tie_word_embeddings", family.tied_default),
         attention_bias=section.flag("attention_bias", False),
+        qk_norm=family.qk_norm or bool(family.qk_norm_key and section.flag(family.qk_norm_key, False)),
         experts=_experts(section, count), latent=latent,
         stored_dtype=top.text("torch_dtype", None) or section.text("torch_dtype", None),
         quantized=top.given("quantization_config"),

@@ -85,9 +85,9 @@ def _grouped_query_attention(config: ModelConfig) -> int:
     biases = 0
     if family.qkv_bias or config.attention_bias or family.biases_everywhere:
         biases += queries + 2 * keys
-    if config.attention_bias or family.biases_everywhere:
+    if (config.attention_bias and family.output_bias) or family.biases_everywhere:
         biases += hidden
-    norms = 2 * config.head_dim if family.qk_norm else 0
+    norms = 2 * config.head_dim if config.qk_norm else 0
     sinks = config.attention_heads if family.attention_sinks else 0
     return weights + biases + norms + sinks
 
