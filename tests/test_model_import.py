@@ -34,7 +34,12 @@ WEIGHT_FORMATS = ROOT / "data" / "weight_formats.yaml"
 
 
 def config_of(name: str):
-    return read_model_config(read_json(CONFIGS / f"{name}.json", f"{name}.json"), load_weight_formats(ROOT))
+    return config_at(CONFIGS / f"{name}.json")
+
+
+def config_at(path: Path):
+    """The config at ``path`` as the importer reads it, with this site's weight formats."""
+    return read_model_config(read_json(path, path.name), load_weight_formats(ROOT))
 
 
 def with_weight_formats(site: Path) -> Path:
@@ -456,7 +461,7 @@ def test_glm_4_5_air_is_the_sum_of_its_modules():
 
 def test_use_qk_norm_adds_glm_s_norm_on_queries_and_keys(tmp_path):
     config = edited_config(tmp_path, "glm-4.5-air", lambda value: value.update(use_qk_norm=True))
-    with_norm = tensor_classes(read_model_config(read_json(config, config.name), load_weight_formats(ROOT)))
+    with_norm = tensor_classes(config_at(config))
     assert with_norm.attention - tensor_classes(config_of("glm-4.5-air")).attention == 46 * 2 * 128
 
 

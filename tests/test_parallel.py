@@ -69,11 +69,11 @@ def test_a_failure_in_a_worker_carries_its_traceback():
 
 
 @needs_fork
-@pytest.mark.parametrize("site", ["default", "quick"])
-def test_side_by_side_renders_the_same_bytes(site, monkeypatch, tmp_path):
+@pytest.mark.parametrize("name", ["default", "quick"])
+def test_side_by_side_renders_the_same_bytes(name, monkeypatch, tmp_path):
     """The default site with its catalogue cut to the models its other data names: every page kind, layer kind,
     format and engine, in shares of four items."""
-    site = named_models_only(copy_sources(tmp_path)) if site == "default" else ROOT / "sites" / "quick"
+    site = named_models_only(copy_sources(tmp_path)) if name == "default" else ROOT / "sites" / "quick"
     alone = SiteBuild(site).render(workers=1)
     monkeypatch.setattr(site_module, "ITEMS_PER_SHARE", 4)  # many shares, as a large catalogue makes
     build = SiteBuild(site)
