@@ -314,6 +314,27 @@ def every_twin_anchor_is_a_heading_of_its_target(site: Published) -> None:
     assert not missing, missing[:10]
 
 
+HEADING = re.compile(r"#{1,6} ")
+FENCE = "```"
+
+
+def every_twin_heading_stands_after_a_blank_line(site: Published) -> None:
+    """In a twin, each heading begins a block of its own: a template tag that ends a sentence swallows the line
+    break after it (``trim_blocks``), and the heading then runs on from the paragraph in the source a reader of
+    the Markdown sees."""
+    joined = []
+    for path, content in site.files.items():
+        if not path.endswith(".md"):
+            continue
+        in_code, before = False, ""
+        for line in content.decode("utf-8").splitlines():
+            in_code ^= line.startswith(FENCE)
+            if not in_code and HEADING.match(line) and before.strip():
+                joined.append(f"{path}: {before[-40:]!r} then {line[:40]!r}")
+            before = line
+    assert not joined, joined[:10]
+
+
 OPERATORS = ("×", "+", "−", "÷", "⌈", "⌊", "^", "the smaller of", "the larger of", "较小者", "较大者")
 
 
@@ -343,6 +364,7 @@ CHECKS = [
     no_markdown_is_left_as_text,
     no_derivation_restates_its_figure,
     every_twin_anchor_is_a_heading_of_its_target,
+    every_twin_heading_stands_after_a_blank_line,
 ]
 
 

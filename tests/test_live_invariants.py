@@ -101,3 +101,12 @@ def test_markdown_a_raw_block_swallowed_is_caught(main_site):
     main_site.files[page] = text.replace("</h1>", "</h1>\n<p>## Prices {#prices}</p>", 1).encode("utf-8")
     main_site.__dict__.pop("trees", None)
     assert _fails(site_invariants.no_markdown_is_left_as_text, main_site)
+
+
+def test_a_twin_heading_run_on_from_its_paragraph_is_caught(main_site):
+    twin = next(path for path in main_site.files if path.endswith("/vram.html.md"))
+    text = main_site.files[twin].decode("utf-8")
+    main_site.files[twin] = re.sub(r"\n\n+(## )", r"\n\1", text, count=1).encode("utf-8")
+    assert _fails(site_invariants.every_twin_heading_stands_after_a_blank_line, main_site)
+    assert not _fails(site_invariants.every_twin_heading_stands_after_a_blank_line,
+                      Published(main_site.root, main_site.guide, {twin: text.encode("utf-8")}))
