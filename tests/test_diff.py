@@ -15,6 +15,8 @@ from seed_sites import assemble_seed_site
 from vramsite.changes.compare import _change
 from vramsite.changes.site_text import _sentences
 from vramsite.changes.text_diff import highlight
+from vramsite.changes import NO_CHANGE
+from vramsite.publish import diff as diff_module
 from vramsite.publish.diff import diff_report
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -67,6 +69,28 @@ def test_nothing_changed(repo):
     run = diff(repo)
     assert run.returncode == 0, run.stderr
     assert run.stdout == "No figure changed.\n"
+
+
+def _builds_of(monkeypatch) -> list[Path]:
+    """The site folders each later ``diff_report`` builds, in order."""
+    built, build = [], diff_module.site_text
+    monkeypatch.setattr(diff_module, "site_text", lambda root: built.append(Path(root)) or build(root))
+    return built
+
+
+def test_sources_as_at_the_revision_are_built_once(repo, monkeypatch):
+    built = _builds_of(monkeypatch)
+    assert diff_report(repo, "HEAD") == NO_CHANGE + "\n"
+    assert built == [repo]
+
+
+def test_sources_that_differ_in_any_byte_are_built_at_both(repo, monkeypatch):
+    """A comment changes no figure, but only the two builds can say so."""
+    prices = repo / "data" / "prices.yaml"
+    prices.write_text(prices.read_text(encoding="utf-8") + "# checked again today\n", encoding="utf-8")
+    built = _builds_of(monkeypatch)
+    assert diff_report(repo, "HEAD") == NO_CHANGE + "\n"
+    assert len(built) == 2 and built[0] == repo and built[1] != repo
 
 
 def test_a_price_change_shows_its_whole_reach(repo):

@@ -11,7 +11,9 @@ compared on its own sources: both builds lay it over the working tree's
 templates/ and locales/, whose changes the first site's section shows.
 
 The report is meant for a pull-request comment; "No figure changed." when
-the two builds publish the same bytes.
+the two builds publish the same bytes. Where a site's sources at REV are the
+working tree's byte for byte, the one build of the working tree stands for
+both: the same sources built by the same code publish the same bytes.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from pathlib import Path
 from ..changes import NO_CHANGE, SiteText, compare, format_report, site_text
 from ..changes.text_diff import plural
 from ..errors import InputError
-from ..layout import SiteLayout
+from ..layout import SOURCE_FOLDERS, SiteLayout
 from .revision import DiffError, repository_top, sources_at
 
 SITES_FOLDER = "sites"
@@ -47,6 +49,8 @@ def site_report(site: Path, rev: str, name: str | None = None) -> str:
         raise InputError([_in_folder(problem, name) for problem in error.problems]) from None
     with tempfile.TemporaryDirectory(prefix="vramsite-diff-") as folder:
         old_root = sources_at(Path(site), rev, Path(folder))
+        if old_root is not None and same_sources(old_root, Path(site)):
+            return ""
         try:
             old = site_text(old_root) if old_root is not None else SiteText.empty()
         except InputError as error:
@@ -55,6 +59,18 @@ def site_report(site: Path, rev: str, name: str | None = None) -> str:
                             f"({len(error.problems)} problem{plural(error.problems)}; the first: {first})") from None
     report = compare(old, new)
     return format_report(report, rev, name) if report else ""
+
+
+def same_sources(one: Path, other: Path) -> bool:
+    """Whether two sites' source folders hold the same files with the same bytes (any other file, a link or a
+    file git ignores in the working tree, makes them differ)."""
+    return _source_files(one) == _source_files(other)
+
+
+def _source_files(site: Path) -> dict[str, bytes | None]:
+    """Each path under the site's source folders: a regular file's bytes, None for anything else."""
+    return {path.relative_to(site).as_posix(): path.read_bytes() if path.is_file() and not path.is_symlink() else None
+            for name in SOURCE_FOLDERS for path in sorted((site / name).rglob("*"))}
 
 
 def _in_folder(problem, name: str):
