@@ -54,3 +54,29 @@ def chromium(javascript: bool = True, size: str = "1280,1600", console: bool = F
     if console:
         options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     return webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+
+
+PHONE = 360
+"""A phone's width in CSS pixels, the narrowest the pages are laid out for."""
+
+
+def emulate(browser, width: int, media_type: str = "", scheme: str = "light") -> None:
+    """The window's width (a phone's, with touch, below 600 px) and the emulated media and colour scheme."""
+    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                            {"width": width, "height": 800, "deviceScaleFactor": 1, "mobile": width < 600})
+    browser.execute_cdp_cmd("Emulation.setEmulatedMedia",
+                            {"media": media_type, "features": [{"name": "prefers-color-scheme", "value": scheme}]})
+
+
+def stop_emulating(browser) -> None:
+    browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+    browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "", "features": []})
+
+
+MEASURE_WIDTH = """
+const edge = document.documentElement.clientWidth;
+const past = [...document.querySelectorAll("body *")].filter(e => e.getBoundingClientRect().right > edge + 1)
+  .slice(0, 5).map(e => `${e.tagName.toLowerCase()}.${e.className} (${Math.round(e.getBoundingClientRect().right)} px)`);
+return [document.documentElement.scrollWidth, edge, past.join(", ") || "nothing"];
+"""
+"""The page's width, the window's, and the first elements whose right edge is past the window's."""

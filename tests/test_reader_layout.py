@@ -3,17 +3,17 @@ Chromium, phones, print, dark mode and figures' derivations.
 
 The browser tests use the browser and the served sites of test_browser.py (and are skipped, saying why,
 where Chromium or chromedriver is absent). Each looks at one page of every page type of both sites, in both
-languages, except the sideways-scroll check, which opens every page.
+languages; test_browser.py's walk over every page checks that none scrolls sideways on a phone.
 """
 
 from __future__ import annotations
 
 import json
 import re
-import warnings
 
 import pytest
 
+from browser_support import PHONE, emulate, stop_emulating
 from live_sites import live_trees
 from site_support import XHTML, find_all, text_of
 from test_browser import SITES, _pages, browser, pytestmark, served  # noqa: F401 - fixtures and the skip mark
@@ -22,7 +22,6 @@ from vramsite.render.charts import contrast
 needs_browser = pytestmark
 pytestmark = []
 
-PHONE = 360
 A4_CONTENT_PX = round((210 - 2 * 12) / 25.4 * 96)
 """The width of an A4 portrait page inside the print stylesheet's 12 mm margins, in CSS pixels."""
 
@@ -94,43 +93,8 @@ def test_each_home_page_links_every_part_of_its_site(pages):
 @pytest.fixture
 def media(browser):  # noqa: F811 - the fixture of test_browser.py
     """Set the window's width and the emulated media; both are restored afterwards."""
-    def emulate(width: int, media_type: str = "", scheme: str = "light"):
-        browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
-                                {"width": width, "height": 800, "deviceScaleFactor": 1, "mobile": width < 600})
-        browser.execute_cdp_cmd("Emulation.setEmulatedMedia",
-                                {"media": media_type, "features": [{"name": "prefers-color-scheme", "value": scheme}]})
-    yield emulate
-    browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
-    browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "", "features": []})
-
-
-@needs_browser
-def test_no_page_scrolls_sideways_on_a_phone(served, browser, media):  # noqa: F811
-    out, base = served
-    media(PHONE)
-    wide = []
-    for page in _pages(out):
-        browser.get(f"{base}/{page}")
-        measured = browser.execute_script(MEASURE_WIDTH)
-        if measured[0] > measured[1]:
-            # Once in many CI runs one page has read wide and not again (cause not found); a page that
-            # overflows does so on every load, so a second load tells the two apart, and the first is reported.
-            browser.get(f"{base}/{page}")
-            again = browser.execute_script(MEASURE_WIDTH)
-            described = f"{page}: {measured[0]} px wide in a {measured[1]} px window, past its edge: {measured[2]}"
-            if again[0] > again[1]:
-                wide.append(described)
-            else:
-                warnings.warn(f"read wide once, then not: {described}")
-    assert not wide, "\n".join(wide)
-
-
-MEASURE_WIDTH = """
-const edge = document.documentElement.clientWidth;
-const past = [...document.querySelectorAll("body *")].filter(e => e.getBoundingClientRect().right > edge + 1)
-  .slice(0, 5).map(e => `${e.tagName.toLowerCase()}.${e.className} (${Math.round(e.getBoundingClientRect().right)} px)`);
-return [document.documentElement.scrollWidth, edge, past.join(", ") || "nothing"];
-"""
+    yield lambda width, media_type="", scheme="light": emulate(browser, width, media_type, scheme)
+    stop_emulating(browser)
 
 
 ROW_LABELS = """

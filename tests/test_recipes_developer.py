@@ -19,7 +19,7 @@ from pathlib import Path
 import yaml
 
 from calculator_support import NODE, run_node
-from cli_support import ROOT, copy_engine
+from cli_support import ROOT, copy_engine, hashes, named_models_only
 from site_support import table_download
 
 LLAMA_8B = ROOT / "tests" / "fixtures" / "hf_configs" / "llama-3.1-8b.json"
@@ -68,16 +68,18 @@ def table_rows(out: Path, table: str) -> dict[str, dict]:
     return {row["key"]: row["cells"] for row in rows}
 
 
-def changed_files(root: Path) -> set[str]:
-    """The files of the copy whose bytes differ from the repository's, or that it alone has."""
-    changed = set()
-    for path in root.rglob("*"):
-        if path.is_file() and "__pycache__" not in path.parts and ".cache" not in path.parts:
-            relative = path.relative_to(root)
-            original = ROOT / relative
-            if not original.is_file() or original.read_bytes() != path.read_bytes():
-                changed.add(relative.as_posix())
-    return changed
+def repository_copy(target: Path) -> tuple[Path, dict[str, str]]:
+    """A copy of the engine and the site to follow a recipe on, its catalogue cut to the models the rest of its
+    data names (a recipe changes the machinery, which those exercise); and the digest of each of its files."""
+    root = named_models_only(copy_engine(target))
+    return root, hashes(root)
+
+
+def changed_files(root: Path, before: dict[str, str]) -> set[str]:
+    """The files of the copy whose bytes differ from ``before``'s, or that one of the two alone has."""
+    after = {path: digest for path, digest in hashes(root).items()
+             if "__pycache__" not in path.split("/") and ".cache" not in path.split("/")}
+    return {path for path in set(before) | set(after) if before.get(path) != after.get(path)}
 
 
 # -- Add a layer kind -----------------------------------------------------------------------------------------------
@@ -140,9 +142,9 @@ def add_a_layer_kind(root: Path) -> None:
 
 
 def test_add_a_layer_kind(tmp_path):
-    root = copy_engine(tmp_path / "repository")
+    root, before = repository_copy(tmp_path / "repository")
     add_a_layer_kind(root)
-    assert changed_files(root) == {
+    assert changed_files(root, before) == {
         "vramsite/calc/layers/chunked.py", "vramsite/calc/layers/__init__.py", "vramsite/schemas/catalogue.schema.json",
         "locales/en/LC_MESSAGES/messages.po", "locales/zh_CN/LC_MESSAGES/messages.po",
         "content/en/model.md", "content/zh-cn/model.md"}
@@ -201,9 +203,9 @@ def add_a_weight_format(root: Path) -> None:
 
 
 def test_add_a_weight_format(tmp_path):
-    root = copy_engine(tmp_path / "repository")
+    root, before = repository_copy(tmp_path / "repository")
     add_a_weight_format(root)
-    assert changed_files(root) == {"data/weight_formats.yaml", "data/engines.yaml"}
+    assert changed_files(root, before) == {"data/weight_formats.yaml", "data/engines.yaml"}
 
     config = {**json.loads(LLAMA_8B.read_text(encoding="utf-8")),
               "quantization_config": {"quant_method": "toyq", "bits": 6}}
@@ -234,9 +236,9 @@ def add_an_engine(root: Path) -> None:
 
 
 def test_add_an_engine(tmp_path):
-    root = copy_engine(tmp_path / "repository")
+    root, before = repository_copy(tmp_path / "repository")
     add_an_engine(root)
-    assert changed_files(root) == {"data/engines.yaml"}
+    assert changed_files(root, before) == {"data/engines.yaml"}
 
     planned = json.loads(run(root, "plan", "llama-3.1-8b", "--gpu", "h100-sxm", "--json").stdout)
     assert planned["engine"] == "toy-serve" and planned["fits"]
