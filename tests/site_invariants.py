@@ -50,6 +50,17 @@ class Published:
                  if path.is_file() and not path.name.startswith(".")}
         return cls(root, Guide(load_site(root)), files)
 
+    def edit(self, path: str, content: bytes) -> None:
+        """``path`` holds ``content`` now; a page among the parsed ones is parsed again, alone."""
+        self.files[path] = content
+        if path.endswith(".html") and "trees" in self.__dict__:
+            self.__dict__["trees"] = {**self.trees, path: parse_html(content)}
+
+    def remove(self, path: str) -> None:
+        del self.files[path]
+        if "trees" in self.__dict__:
+            self.__dict__["trees"] = {page: tree for page, tree in self.trees.items() if page != path}
+
     @property
     def segments(self) -> list[str]:
         return [locale.segment for locale in self.guide.data.site.locales]

@@ -16,8 +16,8 @@ from datetime import datetime, timezone
 import pytest
 
 from npm_package import npm_file
-from live_sites import live_build
-from site_support import SITES, XHTML, parse_html, write_files
+from live_sites import live_build, live_trees
+from site_support import SITES, XHTML, write_files
 from vramsite.load.dates import parse_moment
 from vramsite.publish.pages import language_name
 
@@ -35,8 +35,9 @@ MAX_URLS, MAX_LOC = 50_000, 2_048
 
 @pytest.fixture(scope="module", params=sorted(SITES))
 def built(request):
+    """The site's files, its data and its pages parsed."""
     build, files = live_build(request.param)
-    return files, build.data
+    return files, build.data, live_trees(request.param)
 
 
 # llms.txt
@@ -52,15 +53,15 @@ def _meta(tree, name: str) -> str:
 ATOM = "{http://www.w3.org/2005/Atom}"
 
 
-def _expected_llms(site: dict, data) -> dict:
+def _expected_llms(site: dict, data, trees) -> dict:
     """What llms.txt must say, read from the pages themselves: each language's pages, titles and descriptions."""
     base_url = data.site.base_url
     sections = {}
     for locale in data.site.locales:
         links = {}
-        for path, content in site.items():
+        for path in site:
             if path.startswith(f"{locale.segment}/") and path.endswith(".html"):
-                tree = parse_html(content)
+                tree = trees[path]
                 links[f"{base_url}/{path}.md"] = (_meta(tree, "og:title"), _meta(tree, "description"))
         feed = site.get(f"{locale.segment}/feed.xml")  # where the site keeps a price history: its title, subtitle
         if feed is not None:
@@ -68,7 +69,7 @@ def _expected_llms(site: dict, data) -> dict:
             links[f"{base_url}/{locale.segment}/feed.xml"] = (root.findtext(f"{ATOM}title"),
                                                               root.findtext(f"{ATOM}subtitle"))
         sections[language_name(locale)] = links
-    home = parse_html(site[f"{data.site.locales[0].segment}/index.html"])
+    home = trees[f"{data.site.locales[0].segment}/index.html"]
     return {"title": data.site.name, "summary": _meta(home, "description"), "sections": sections}
 
 
@@ -96,16 +97,16 @@ def llms_problems(text: str, expected: dict) -> list[str]:
 
 def test_llms_txt_reads_as_the_proposal_parser_reads_it(built):
     pytest.importorskip("llms_txt", reason="the llms-txt package is part of the test extra: pip install -e '.[test]'")
-    site, data = built
-    expected = _expected_llms(site, data)
+    site, data, trees = built
+    expected = _expected_llms(site, data, trees)
     assert sum(len(links) for links in expected["sections"].values()) > 5
     assert llms_problems(site["llms.txt"].decode("utf-8"), expected) == []
 
 
 def test_the_llms_txt_check_finds_planted_faults(built):
     pytest.importorskip("llms_txt", reason="the llms-txt package is part of the test extra: pip install -e '.[test]'")
-    site, data = built
-    expected = _expected_llms(site, data)
+    site, data, trees = built
+    expected = _expected_llms(site, data, trees)
     text = site["llms.txt"].decode("utf-8")
     summary_line = f"> {expected['summary']}"
     details = text.split(summary_line + "\n\n", 1)[1].split("\n", 1)[0]
@@ -169,14 +170,14 @@ def parser_problems(xml: bytes, site: dict, data) -> list[str]:
 
 def test_the_sitemap_reads_as_a_sitemap_parser_and_the_schema_read_it(built):
     pytest.importorskip("usp", reason="ultimate-sitemap-parser is part of the test extra: pip install -e '.[test]'")
-    site, data = built
+    site, data, _trees = built
     assert schema_problems(site["sitemap.xml"]) == []
     assert parser_problems(site["sitemap.xml"], site, data) == []
 
 
 def test_the_sitemap_checks_find_planted_faults(built):
     pytest.importorskip("usp", reason="ultimate-sitemap-parser is part of the test extra: pip install -e '.[test]'")
-    site, data = built
+    site, data, _trees = built
     xml = site["sitemap.xml"].decode("utf-8")
     lastmod = re.search(r"<lastmod>([^<]+)</lastmod>", xml).group(1)
     first_loc = re.search(r"<loc>[^<]+</loc>", xml).group(0)
@@ -216,13 +217,13 @@ def nu_findings(vnu_jar, folder) -> list[str]:
 
 
 def test_the_nu_html_checker_finds_nothing_on_any_page(built, vnu, tmp_path):
-    site, _ = built
+    site, _data, _trees = built
     write_files(site, tmp_path)
     assert nu_findings(vnu, tmp_path) == []
 
 
 def test_the_nu_html_checker_reports_a_planted_fault(built, vnu, tmp_path):
-    site, _ = built
+    site, _data, _trees = built
     page = site["en/index.html"].decode("utf-8")
     (tmp_path / "planted.html").write_text(page.replace("<main id=\"main\">", "<main id=\"main\"><p><div></p>", 1),
                                            encoding="utf-8")

@@ -37,10 +37,10 @@ def test_live_site(published, check):
 
 @pytest.fixture
 def main_site() -> Published:
-    """The live site rendered once per process (live_sites); each test breaks its own copy of the files (and
-    parses its own)."""
+    """The live site rendered and parsed once per process (live_sites); each test breaks its own copy of the files
+    and of the map of parsed pages (``Published.edit``)."""
     build, files = live_build("default")
-    return Published(ROOT, build.guide, dict(files))
+    return Published.parsed(ROOT, build.guide, dict(files), dict(live_trees("default")))
 
 
 def _fails(check, site: Published) -> bool:
@@ -54,7 +54,7 @@ def _fails(check, site: Published) -> bool:
 def test_a_missing_card_page_is_caught(main_site):
     page = next(path for path in main_site.files if "/gpus/" in path and path.endswith(".html")
                 and not path.endswith("index.html"))
-    del main_site.files[page]
+    main_site.remove(page)
     assert _fails(site_invariants.every_card_has_a_page_in_every_language, main_site)
     assert _fails(site_invariants.every_language_publishes_the_same_pages, main_site)
 
@@ -65,14 +65,14 @@ def test_a_twin_that_prints_another_figure_is_caught(main_site):
     lines = text.splitlines()
     row = next(line for above, line in zip(lines, lines[1:]) if above.startswith("|---") and re.search(r"\d", line))
     changed = re.sub(r"\d", lambda digit: str((int(digit[0]) + 1) % 10), row, count=1)
-    main_site.files[twin] = text.replace(row, changed, 1).encode("utf-8")
+    main_site.edit(twin, text.replace(row, changed, 1).encode("utf-8"))
     assert _fails(site_invariants.html_and_twin_show_the_same_figures, main_site)
 
 
 def test_a_page_left_out_of_the_sitemap_is_caught(main_site):
     sitemap = main_site.files["sitemap.xml"].decode("utf-8")
     first = re.search(r"<url>.*?</url>\s*", sitemap, re.S)[0]
-    main_site.files["sitemap.xml"] = sitemap.replace(first, "", 1).encode("utf-8")
+    main_site.edit("sitemap.xml", sitemap.replace(first, "", 1).encode("utf-8"))
     assert _fails(site_invariants.sitemap_lists_every_page, main_site)
 
 
@@ -89,24 +89,22 @@ def test_a_cell_that_is_not_the_best_choice_is_caught(main_site):
 def test_a_derivation_that_restates_its_figure_is_caught(main_site):
     page = next(path for path in main_site.files if path.endswith("/vram.html"))
     text = main_site.files[page].decode("utf-8")
-    main_site.files[page] = text.replace("</h1>", '</h1><p><span title="latent per token 70,272 bytes = 70,272 bytes">'
-                                         "70,272 bytes</span></p>", 1).encode("utf-8")
-    main_site.__dict__.pop("trees", None)
+    main_site.edit(page, text.replace("</h1>", '</h1><p><span title="latent per token 70,272 bytes = 70,272 bytes">'
+                                      "70,272 bytes</span></p>", 1).encode("utf-8"))
     assert _fails(site_invariants.no_derivation_restates_its_figure, main_site)
 
 
 def test_markdown_a_raw_block_swallowed_is_caught(main_site):
     page = next(path for path in main_site.files if path.endswith("/vram.html"))
     text = main_site.files[page].decode("utf-8")
-    main_site.files[page] = text.replace("</h1>", "</h1>\n<p>## Prices {#prices}</p>", 1).encode("utf-8")
-    main_site.__dict__.pop("trees", None)
+    main_site.edit(page, text.replace("</h1>", "</h1>\n<p>## Prices {#prices}</p>", 1).encode("utf-8"))
     assert _fails(site_invariants.no_markdown_is_left_as_text, main_site)
 
 
 def test_a_twin_heading_run_on_from_its_paragraph_is_caught(main_site):
     twin = next(path for path in main_site.files if path.endswith("/vram.html.md"))
     text = main_site.files[twin].decode("utf-8")
-    main_site.files[twin] = re.sub(r"\n\n+(## )", r"\n\1", text, count=1).encode("utf-8")
+    main_site.edit(twin, re.sub(r"\n\n+(## )", r"\n\1", text, count=1).encode("utf-8"))
     assert _fails(site_invariants.every_twin_heading_stands_after_a_blank_line, main_site)
     assert not _fails(site_invariants.every_twin_heading_stands_after_a_blank_line,
                       Published(main_site.root, main_site.guide, {twin: text.encode("utf-8")}))

@@ -13,7 +13,7 @@ import re
 
 import pytest
 
-from live_sites import live_build
+from live_sites import live_build, live_trees
 from site_support import SITES, XHTML, parse_html
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -71,9 +71,9 @@ def _runs(element) -> list[str]:
     return runs + ["".join(current)]
 
 
-def html_texts(content: bytes) -> list[str]:
-    """Each run of prose of an HTML page as a reader sees it, charts included, plus the attributes read aloud."""
-    tree = parse_html(content)
+def html_texts(tree) -> list[str]:
+    """Each run of prose of a parsed HTML page as a reader sees it, charts included, plus the attributes read
+    aloud."""
     texts = []
     for element in tree.iter():
         if not isinstance(element.tag, str) or element.tag in HIDDEN:
@@ -105,10 +105,10 @@ def wording_problems(texts: list[str]) -> list[str]:
     return problems
 
 
-def html_heading_problems(content: bytes) -> list[str]:
-    """Two columns of one HTML table under one heading."""
+def html_heading_problems(tree) -> list[str]:
+    """Two columns of one table of a parsed HTML page under one heading."""
     problems = []
-    for table in parse_html(content).iter(f"{XHTML}table"):
+    for table in tree.iter(f"{XHTML}table"):
         for row in table.iter(f"{XHTML}thead"):
             for header in row.iter(f"{XHTML}tr"):
                 problems += _duplicates([_squash("".join(cell.itertext())) for cell in header])
@@ -130,24 +130,29 @@ def _duplicates(headings: list[str]) -> list[str]:
     return [f"two columns headed {heading!r}: {named}" for heading in sorted(set(named)) if named.count(heading) > 1]
 
 
-def page_problems(path: str, content: bytes) -> list[str]:
+def page_problems(path: str, content: bytes, tree=None) -> list[str]:
+    """What breaks the conventions on a page (an HTML page's ``tree``: its parse, where it is at hand)."""
     if path.endswith(".html"):
-        found = wording_problems(html_texts(content)) + html_heading_problems(content)
+        tree = parse_html(content) if tree is None else tree
+        found = wording_problems(html_texts(tree)) + html_heading_problems(tree)
     else:
         found = wording_problems(markdown_texts(content)) + markdown_heading_problems(content)
     return [f"{path}: {problem}" for problem in dict.fromkeys(found)]
 
 
 @pytest.fixture(scope="module", params=sorted(SITES))
-def zh_pages(request) -> dict[str, bytes]:
+def zh_pages(request) -> dict[str, tuple]:
+    """Each Chinese page and twin: its bytes, and a page's parse (live_sites)."""
     _build, site = live_build(request.param)
-    return {path: content for path, content in site.items()
+    trees = live_trees(request.param)
+    return {path: (content, trees.get(path)) for path, content in site.items()
             if path.startswith(ZH) and path.endswith((".html", ".html.md"))}
 
 
 def test_the_chinese_pages_follow_the_conventions(zh_pages):
     assert len(zh_pages) > 5
-    problems = [problem for path, content in sorted(zh_pages.items()) for problem in page_problems(path, content)]
+    problems = [problem for path, (content, tree) in sorted(zh_pages.items())
+                for problem in page_problems(path, content, tree)]
     assert not problems, f"{len(problems)} problems:\n" + "\n".join(problems[:60])
 
 
