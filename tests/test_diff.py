@@ -12,10 +12,10 @@ import pytest
 
 import data_edits as edits
 from seed_sites import assemble_seed_site
+from vramsite.changes import NO_CHANGE
 from vramsite.changes.compare import _change
 from vramsite.changes.site_text import _sentences
 from vramsite.changes.text_diff import highlight
-from vramsite.changes import NO_CHANGE
 from vramsite.publish import diff as diff_module
 from vramsite.publish.diff import diff_report
 
