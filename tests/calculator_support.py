@@ -24,7 +24,7 @@ from vramsite.calc import attention
 from vramsite.calc.offers import market_offers
 from vramsite.load.model import MethodKind
 from vramsite.render.calculator import (CUSTOM, INFERENCE, Case, Custom, answer, answer_html, calculator_data,
-                                       serving_file, serving_rooms)
+                                       model_file, model_files)
 from vramsite.render.inline import InlineRenderer
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -85,12 +85,13 @@ class SiteCalculator:
         return self.build.catalogs[locale.segment]
 
     def data(self, locale, model: str | None = None) -> dict:
-        """The page's data, with every model's serving file the script fetches (data/serving/<model>.json) in hand."""
-        return {**calculator_data(self.guide, self.fmt(locale), self.catalog(locale), model), "rooms": self.rooms}
+        """The page's data, with every real model's file the script fetches (data/calculator/<model>.json) in hand."""
+        return {**calculator_data(self.guide, self.fmt(locale), self.catalog(locale), model),
+                "model_files": self.model_files}
 
     @cached_property
-    def rooms(self) -> dict:
-        return {model: json.loads(serving_file(found)) for model, found in serving_rooms(self.guide).items()}
+    def model_files(self) -> dict:
+        return {model: json.loads(model_file(found)) for model, found in model_files(self.guide).items()}
 
     def answer(self, locale, case: Case) -> dict:
         return answer(self.guide, self.fmt(locale), self.catalog(locale), case)

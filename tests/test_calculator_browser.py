@@ -17,7 +17,7 @@ import pytest
 
 from browser_support import chromium, needs_chromium, serving
 from calculator_support import SITES, SiteCalculator, state_of
-from vramsite.render.calculator import INFERENCE, Case, calculator_path, serving_path
+from vramsite.render.calculator import INFERENCE, Case, calculator_path, model_path
 from vramsite.render.calculator.markup import PAGE_UI, default_case
 from site_support import write_files
 
@@ -50,18 +50,18 @@ def _guide_page(site) -> str:
 
 def _page_data(browser) -> dict:
     """The page's calculator data as its script holds it once it has fetched every file it may: the language's
-    file it names (data-source), with the page's own defaults, and each served model's file in data-rooms."""
+    file it names (data-source), with the page's own defaults, and each real model's file in data-models."""
     page = json.loads(browser.execute_script(
         "return document.querySelector('[data-calc] script[type=\"application/json\"]').textContent"))
     fetched = browser.execute_async_script("""
         const done = arguments[arguments.length - 1], calc = document.querySelector("[data-calc]");
         fetch(calc.dataset.source).then(r => r.json()).then(data => {
-          const models = calc.dataset.rooms ? Object.keys(data.serving) : [];
-          return Promise.all(models.map(m => fetch(calc.dataset.rooms + "/" + m + ".json").then(r => r.json())))
+          const models = calc.dataset.models ? data.models.filter(m => m.shape === "layers").map(m => m.id) : [];
+          return Promise.all(models.map(m => fetch(calc.dataset.models + "/" + m + ".json").then(r => r.json())))
             .then(found => done(JSON.stringify([data, Object.fromEntries(models.map((m, i) => [m, found[i]]))])));
         });""")
-    data, rooms = json.loads(fetched)
-    return {**data, "defaults": page["defaults"], "rooms": rooms}
+    data, held = json.loads(fetched)
+    return {**data, "defaults": page["defaults"], "model_files": held}
 
 
 def test_calculator_in_chromium_answers_as_the_build_for_every_table_case(served, browser):
@@ -127,7 +127,7 @@ def test_a_reader_changes_the_case_and_the_link_gives_it_back(served, browser):
     before = _answer_text(browser)
     data = _page_data(browser)
     Select(browser.find_element("name", "model")).select_by_value(data["models"][-1]["id"])
-    if data.get("serving", {}).get(data["models"][-1]["id"]):  # a catalogue model: its engine sizes each format
+    if "native" in data["models"][-1]:  # a catalogue model: its engine sizes each format
         Select(browser.find_element("name", "format")).select_by_index(len(data["formats"]) - 1)
     else:
         Select(browser.find_element("name", "precision")).select_by_index(len(data["precisions"]) - 1)
@@ -164,7 +164,8 @@ def test_the_page_lists_its_own_model_and_the_script_lists_the_rest(served, brow
 
 def test_more_configurations_are_drawn_when_the_reader_opens_them(served, browser):
     """The page and the script leave "More configurations" empty (a model page would otherwise carry a closed
-    table of every configuration); opening it draws the rest of the answer's offers, closing it empties it."""
+    table of every configuration); opening it draws the rest of the answer's offers, closing it empties it. The
+    model's calculator file is fetched then, not with the page: the page's own answer is its own case's."""
     site, out, base = served
     model = next(iter(site.build.data.catalogue), None)
     if model is None:
@@ -175,7 +176,14 @@ def test_more_configurations_are_drawn_when_the_reader_opens_them(served, browse
     page = f"{locale.segment}/models/{model.id}.html"
     built = (out / page).read_text(encoding="utf-8")
     assert re.search(r'<details class="calc-more"><summary>[^<]*</summary></details>', built)
+    browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": (
+        "window.fetchedUrls = []; const pageFetch = window.fetch;"
+        "window.fetch = (url, ...rest) => { window.fetchedUrls.push(String(url)); return pageFetch(url, ...rest); };")})
     browser.get(f"{base}/{page}")
+    WebDriverWait(browser, 10).until(lambda driver: driver.execute_script(
+        "return document.querySelector('#calc-model').options.length") > 2)  # the language's data is in
+    fetched = lambda: browser.execute_script("return window.fetchedUrls")
+    assert not any(model_path(model.id) in url for url in fetched()), fetched()
     _answer_text(browser)
     expected = site.answer(locale, default_case(_page_data(browser)))
     rest = [offer["config"] for offer in expected["offers"][_page_data(browser)["offers_shown"]:]]
@@ -294,9 +302,9 @@ def _without(out, path: str):
     return taken()
 
 
-def test_without_the_serving_file_the_reader_is_told_and_nothing_is_guessed(served):
-    """The serving file unreachable: a real model's serving answer says the figures could not be loaded instead
-    of showing none or a wrong one; the page's own answer stays until the reader asks."""
+def test_without_the_models_file_the_reader_is_told_and_nothing_is_guessed(served):
+    """A real model's calculator file unreachable: its answer says the figures could not be loaded instead of
+    showing none or a wrong one; the page's own answer stays until the reader asks."""
     site, out, base = served
     if not site.guide.serves:
         pytest.skip("this site has no serving engines")
@@ -304,13 +312,13 @@ def test_without_the_serving_file_the_reader_is_told_and_nothing_is_guessed(serv
 
     locale = site.locales()[0]
     data = site.data(locale)
-    with _without(out, serving_path(site.build.data.catalogue[0].id)):
+    with _without(out, model_path(site.build.data.catalogue[0].id)):
         browser = _driver()  # a browser of its own: another one may hold the file in its cache
         try:
             browser.get(f"{base}/{_model_page(site, locale)}")
             built = _answer_text(browser)
             Select(browser.find_element("name", "engine")).select_by_value(data["engines"][-1]["id"])
-            failed = data["ui"]["Each engine's figures could not be loaded; reload the page to try again."]
+            failed = data["ui"]["This model's figures could not be loaded; reload the page to try again."]
             WebDriverWait(browser, 5).until(lambda driver: failed in _answer_text(driver))
             assert built != _answer_text(browser)
         finally:

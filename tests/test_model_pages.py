@@ -7,7 +7,9 @@ with the cheapest card to run is checked on a copy of the site whose prices are 
 
 from __future__ import annotations
 
+import gzip
 import json
+import posixpath
 import re
 import subprocess
 import sys
@@ -21,6 +23,7 @@ import data_edits as edits
 from data_edits import live_copy, render_page, set_price
 from live_sites import live_build
 from site_support import table_download
+from vramsite.render.calculator import model_path
 
 ROOT = Path(__file__).resolve().parent.parent
 BILLION = Decimal(10) ** 9
@@ -325,7 +328,34 @@ def test_a_models_files_are_its_pages_its_tables_and_its_engine_figures(built):
     assert named == sorted([*(f"{segment}/models/{model}.html{twin}" for segment in ("en", "zh-cn")
                               for twin in ("", ".md")),
                             *(f"data/{segment}/models/{model}.json" for segment in ("en", "zh-cn")),
-                            f"data/serving/{model}.json"])
+                            model_path(model)])
+
+
+PAGE_WEIGHT = 40_000
+"""The most a model page and what it loads with it may weigh, gzipped."""
+
+
+def _loaded_with(page: str, html: str) -> list[str]:
+    """The site files a page loads with it: its style sheets and scripts, and its calculator's language data."""
+    found = re.findall(r'<link rel="stylesheet" href="([^"]+)"|<script src="([^"]+)"|data-source="([^"]+)"', html)
+    here = posixpath.dirname(page)
+    return [posixpath.normpath(posixpath.join(here, next(filter(None, match)))) for match in found]
+
+
+def test_a_model_page_with_what_it_loads_weighs_under_40_kb_gzipped(built):
+    """Each model page in each language, with its styles, its scripts and its calculator's language data, gzipped
+    (the model's own calculator file is fetched when the reader changes the case: tests/test_calculator_browser.py);
+    the heaviest is named."""
+    build, files = built
+    weights = {}
+    for page in (path for path in files if re.fullmatch(r"[^/]+/models/[^/]+\.html", path) and
+                 not path.endswith("/index.html")):
+        loaded = _loaded_with(page, files[page].decode())
+        assert any(path.endswith("calculator.json") for path in loaded), page
+        weights[page] = sum(len(gzip.compress(files[path], 9)) for path in [page, *loaded])
+    heaviest = max(weights, key=weights.get)
+    assert len(weights) == len(build.data.site.locales) * len(build.data.catalogue)
+    assert weights[heaviest] <= PAGE_WEIGHT, f"{heaviest}: {weights[heaviest]:,} bytes gzipped with what it loads"
 
 
 @pytest.mark.parametrize("name, options", [("cost", {}), ("model_weights", {"model": "llama-3.1-8b"})])

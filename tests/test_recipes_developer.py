@@ -21,6 +21,7 @@ import yaml
 from calculator_support import NODE, run_node
 from cli_support import ROOT, copy_engine, hashes, named_models_only
 from site_support import table_download
+from vramsite.render.calculator import model_path
 
 LLAMA_8B = ROOT / "tests" / "fixtures" / "hf_configs" / "llama-3.1-8b.json"
 CATALOGS = ("en", "zh_CN")
@@ -164,7 +165,8 @@ def test_add_a_layer_kind(tmp_path):
     assert "分块注意力" in (out / "zh-cn" / "models" / "index.html").read_text(encoding="utf-8")
     assert "chunked attention" in (out / "en" / "models" / "index.html.md").read_text(encoding="utf-8")
     if NODE:  # the in-page calculator sizes it from the formulas the build hands its script
-        data = {**json.loads((out / "data" / "en" / "calculator.json").read_text(encoding="utf-8")), "rooms": {}}
+        data = {**json.loads((out / "data" / "en" / "calculator.json").read_text(encoding="utf-8")),
+                "model_files": {"toy-chunked": json.loads((out / model_path("toy-chunked")).read_text(encoding="utf-8"))}}
         state = {"model": "toy-chunked", "method": "inference", "precision": "bf16", "kv_precision": "bf16",
                  "context": 32768, "batch": 1, "format": "bf16", "engine": None, "card": None}
         answer = run_node(data, [state])[0]

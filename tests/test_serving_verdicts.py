@@ -15,7 +15,7 @@ import pytest
 
 from vramsite.calc.figure import MEMORY, given
 from vramsite.calc.serving import heads_split_refused, serving_engine, verdict
-from vramsite.render.calculator import serving_path
+from vramsite.render.calculator import model_path
 from live_sites import live_build
 from site_support import table_download
 
@@ -89,7 +89,7 @@ def test_an_engine_that_does_not_run_on_the_cards_stack_does_not_start_there(bui
     assert verdict(engines, model, bf16, h100, 1, 8192, 1, engine=engines.engine("trtllm")).starts
     for engine_id in ("vllm", "sglang", "llama.cpp"):
         assert verdict(engines, model, bf16, mi300x, 1, 8192, 1, engine=engines.engine(engine_id)).starts, engine_id
-    rooms = json.loads(files[serving_path("llama-3.1-8b")])["bf16"]
+    rooms = json.loads(files[model_path("llama-3.1-8b")])["rooms"]["bf16"]
     assert "1x-mi300x" not in rooms["trtllm"]["rooms"] and "1x-h100-sxm" in rooms["trtllm"]["rooms"]
     assert "1x-mi300x" in rooms["vllm"]["rooms"]
 

@@ -54,8 +54,9 @@ var VramCalculator = (function () {
   function floorQ(a) { var q = a.n / a.d; return a.n < 0n && q * a.d !== a.n ? q - 1n : q; }
 
   // -- formulas: the templates the build hands over (vramsite/render/calculator/formulas.py) --------------
-  // Each node of data.formulas.nodes is an input (n), a number (v), or an operation (o) on the nodes at the
-  // places t, scaled by s; the script knows the operations and nothing of what the formulas size.
+  // Each node of a pool (data.formulas.nodes; a real model's own in its file, data.model_files[id].formulas.nodes)
+  // is an input (n), a number (v), or an operation (o) on the nodes at the places t, scaled by s; the script
+  // knows the operations and nothing of what the formulas size.
   var OPERATIONS = {
     "×": function (v) { return v.reduce(mul, ONE); },
     "÷": function (v) { return div(v[0], v[1]); },
@@ -67,20 +68,25 @@ var VramCalculator = (function () {
     "⌈÷⌉": function (v) { return ceil(div(v[0], v[1])); },
     "^": function (v) { return powQ(v[0], v[1].n / v[1].d); }
   };
-  // The figure of template node `index` for `inputs`: name -> a number (a fraction) or a figure it stands for.
-  function evaluate(data, index, inputs) {
-    var x = data.formulas.nodes[index];
+  // The figure of template node `index` of `nodes` for `inputs`: name -> a number (a fraction) or a figure it
+  // stands for.
+  function evaluateIn(nodes, index, inputs) {
+    var x = nodes[index];
     if (x.n !== undefined) {
       var value = inputs[x.n];
       if (value === undefined) throw new Error("the formula needs " + x.n);
       return value.v !== undefined ? value : F(value, x.u, x.k, x.l);
     }
     if (x.o === undefined) return F(dec(x.v), x.u, x.k, x.l);
-    var terms = x.t.map(function (t) { return evaluate(data, t, inputs); });
+    var terms = x.t.map(function (t) { return evaluateIn(nodes, t, inputs); });
     var v = x.v !== undefined ? dec(x.v) : OPERATIONS[x.o](terms.map(function (t) { return t.v; }));
     if (x.s !== undefined) v = mul(v, dec(x.s));
     return F(v, x.u, x.k, x.l, x.o, terms);
   }
+  function evaluate(data, index, inputs) { return evaluateIn(data.formulas.nodes, index, inputs); }
+  // A real model's file (vramsite/render/calculator/data.py model_files): its own templates, its serving figures.
+  function modelFile(data, c) { return data.model_files[c.model.id]; }
+  function evaluateOwn(data, c, template, inputs) { return evaluateIn(modelFile(data, c).formulas.nodes, template, inputs); }
   // The inputs a model's sizes give: a reference shape's (or the reader's own) every size, a real model's its
   // parameters (its layers are in its own templates).
   function modelInputs(model, inputs) {
@@ -96,9 +102,8 @@ var VramCalculator = (function () {
 
   // -- memory (vramsite/calc/memory.py, attention.py, through their templates) -----
   function cacheOf(data, c, cards) {
-    var t = data.formulas.cache;
-    if (c.model.shape === "reference") return evaluate(data, t.reference, modelInputs(c.model, cacheInputs(c)));
-    return evaluate(data, t.layers[c.model.id][String(cards)], cacheInputs(c));
+    if (c.model.shape === "reference") return evaluate(data, data.formulas.cache.reference, modelInputs(c.model, cacheInputs(c)));
+    return evaluateOwn(data, c, modelFile(data, c).formulas.cache[String(cards)], cacheInputs(c));
   }
   function need(data, c, cards) {
     var t = data.formulas.need[c.method.id], inputs = modelInputs(c.model, {});
@@ -109,9 +114,9 @@ var VramCalculator = (function () {
   }
   function perToken(data, c) {
     if (!c.method.kv_cache || !c.kv) return null;
-    var t = data.formulas.per_token, inputs = { kv_bytes: dec(c.kv.bytes) };
-    if (c.model.shape !== "reference") return evaluate(data, t.layers[c.model.id], inputs);
-    return c.model.layers == null ? null : evaluate(data, t.reference, modelInputs(c.model, inputs));
+    var inputs = { kv_bytes: dec(c.kv.bytes) };
+    if (c.model.shape !== "reference") return evaluateOwn(data, c, modelFile(data, c).formulas.per_token, inputs);
+    return c.model.layers == null ? null : evaluate(data, data.formulas.per_token.reference, modelInputs(c.model, inputs));
   }
 
   // -- rules, offers, the lookup (vramsite/calc/rules.py, offers.py, lookup.py) --
@@ -215,14 +220,14 @@ var VramCalculator = (function () {
   // The weight format a state is served in, where the format's engine sizes it (calc/serving.py; answer.py
   // serving_format): the state's where the model offers it, else the one the model ships in.
   function servedFormat(data, state) {
-    var served = data.serving && data.serving[state.model];
-    if (!served || state.method !== "inference") return null;
-    return served.formats[state.format] ? state.format : served.native;
+    var model = findById(data.models, state.model);
+    if (!model || model.native === undefined || state.method !== "inference") return null;
+    return data.model_files[model.id].serving.formats[state.format] ? state.format : model.native;
   }
   // The engine a served state is sized by: the state's where the site has it (it may not load the format: that
   // is the answer then), else the format's own (answer.py serving_engine_of).
   function servedEngine(data, c) {
-    return findById(data.engines, c.engine) || findById(data.engines, data.serving[c.model.id].formats[c.format].engine);
+    return findById(data.engines, c.engine) || findById(data.engines, modelFile(data, c).serving.formats[c.format].engine);
   }
   function customModel(state) {
     return { id: "custom", name: "custom", shape: "reference", params: state.params, layers: state.layers,
@@ -232,8 +237,8 @@ var VramCalculator = (function () {
   // -- a catalogue model served by its engine (vramsite/render/calculator/answer.py served_answer) ----------
   function servedRow(data, w, c, f, held, o, entry) {
     var cards = o.count, served = data.formulas.served;
-    var sequences = served.sequences[c.model.id][held.request ? "request" : "heads"][String(cards)];
-    var perTok = evaluate(data, sequences[0], cacheInputs(c)).v, need = evaluate(data, sequences[1], cacheInputs(c)).v;
+    var sequences = modelFile(data, c).formulas.sequences[held.request ? "request" : "heads"][String(cards)];
+    var perTok = evaluateOwn(data, c, sequences[0], cacheInputs(c)).v, need = evaluateOwn(data, c, sequences[1], cacheInputs(c)).v;
     var own = Array.isArray(entry), room = dec(own ? entry[0] : entry);
     var weights = dec(own ? entry[1] : held.weights_per_card[String(cards)]);
     if (cmp(room, need) < 0) return null;
@@ -266,11 +271,11 @@ var VramCalculator = (function () {
   // cache to the request) and what a million tokens cost at it, and the seconds to the first token of a prompt of
   // the case's context; null where the pages give the card no speeds.
   function servedSpeed(data, c, f, held, o, room) {
-    var t = data.formulas.served, card = findById(data.cards, o.card), m = c.model;
+    var t = data.formulas.served, own = modelFile(data, c).formulas, card = findById(data.cards, o.card), m = c.model;
     if (!t.speed || !card || !card.rates) return null;
     var rate = card.rates[c.format], split = held.request ? "request" : "heads", kind = m.experts ? "moe" : "dense";
     var inputs = { dense_read: dec(f.dense_read), expert_bytes: dec(f.expert_bytes),
-      sequence: evaluate(data, t.sequence[m.id], cacheInputs(c)), context: int(c.context), active: dec(m.active),
+      sequence: evaluateOwn(data, c, own.sequence, cacheInputs(c)), context: int(c.context), active: dec(m.active),
       layers: int(m.layer_count), hidden: int(m.hidden), bandwidth: dec(o.bandwidth), tflops: dec(rate[0]),
       matmul_share: dec(rate[1]), link: dec(card.link),
       peer_link: dec(card.peer_link) };
@@ -283,7 +288,7 @@ var VramCalculator = (function () {
     if (!held.request) {
       var single = cacheInputs(c);
       single.batch = ONE;
-      var each = evaluate(data, t.sequences[m.id][split][String(o.count)][1], single).v;
+      var each = evaluateOwn(data, c, own.sequences[split][String(o.count)][1], single).v;
       sequences = floorQ(div(room, each));
       var cap = card.limits[held.engine];
       if (cap !== undefined && BigInt(cap) < sequences) sequences = BigInt(cap);
@@ -310,7 +315,7 @@ var VramCalculator = (function () {
     return choice;
   }
   function servedAnswer(data, c) {
-    var w = new Words(data), f = data.serving[c.model.id].formats[c.format], engine = servedEngine(data, c);
+    var w = new Words(data), f = modelFile(data, c).serving.formats[c.format], engine = servedEngine(data, c);
     var lines = [w.line(evaluate(data, data.formulas.served.weights, { stored: dec(f.weight_bytes) })),
       w.line(cacheOf(data, c, 1))];
     var t = perToken(data, c);
@@ -332,7 +337,7 @@ var VramCalculator = (function () {
       return result;
     }
     var held = { request: engine.request, engine: engine.id, weights_per_card: {}, rooms: {} };
-    var found = data.rooms[c.model.id] && data.rooms[c.model.id][c.format] && data.rooms[c.model.id][c.format][engine.id];
+    var rooms = modelFile(data, c).rooms, found = rooms[c.format] && rooms[c.format][engine.id];
     if (found) { held.weights_per_card = found.weights_per_card; held.rooms = found.rooms; }
     data.offers.forEach(function (o) {
       if (c.card && o.card !== c.card) return;
@@ -493,7 +498,7 @@ var VramCalculator = (function () {
     var method = raw.method === "inference" ? data.inference[raw.precision] : findById(data.methods, raw.method);
     var kv = data.kv_precisions.length > 0 && (!method || method.kv_cache);
     var custom = raw.model === "custom";
-    var served = raw.method === "inference" && !!(data.serving && data.serving[raw.model]);
+    var listed = findById(data.models, raw.model), served = raw.method === "inference" && !!listed && listed.native !== undefined;
     return { params: custom, layers: custom && kv, kv_heads: custom && kv, head_dim: custom && kv, context: kv, batch: kv,
       precision: raw.method === "inference" && !served, format: served, engine: served, kv_precision: kv };
   }
@@ -568,30 +573,35 @@ var VramCalculator = (function () {
   var FIELDS = ["model", "method", "precision", "format", "engine", "card", "kv_precision", "context", "batch", "params", "layers", "kv_heads", "head_dim"];
   function init(root) {
     // The page holds the case it opens on; the language's data is one file for every page (data-source,
-    // render/calculator/data.py calculator_file), and what each engine keeps on each card one file per model
-    // (data-rooms, serving_rooms), fetched when a reader asks about that model. Until a file an answer needs is
+    // render/calculator/data.py calculator_file), and a real model's own templates and what each engine keeps on
+    // each card one file per model (data-models, model_files), fetched when a reader asks about that model. Until a file an answer needs is
     // here, the page's own answer stays, or the reader is told.
     var page = JSON.parse(root.querySelector("script[type='application/json']").textContent), data = null;
     var form = root.querySelector("form"), out = root.querySelector(".calc-out"), status = root.querySelector(".calc-status"), link = root.querySelector(".calc-link");
     var query = new URLSearchParams(window.location.search), asked = false;
     FIELDS.forEach(function (name) { if (query.has(name) && form.elements[name]) { form.elements[name].value = query.get(name); asked = true; } });
-    var shown = out.innerHTML, lastAnswer = null, dataFailed = false, roomsBase = root.getAttribute("data-rooms"), roomsAsked = {}, roomsFailed = {};
+    // The page's own answer stands for its own case: a model's file is fetched once the reader asks for more
+    // (a change, a link that asks, the configurations behind "More configurations"); once the case is the
+    // reader's, a file on its way is said to be loading.
+    var answerWanted = asked, changed = asked;
+    var shown = out.innerHTML, lastAnswer = null, dataFailed = false, filesBase = root.getAttribute("data-models"), filesAsked = {}, filesFailed = {};
     function fetched(url) {
       return fetch(url).then(function (response) { if (!response.ok) throw new Error(response.status); return response.json(); });
     }
-    // Whether the state's answer needs its model's serving file and it is not here yet (then it is asked for).
-    function waitsForRooms(state) {
-      var model = state && state.method === "inference" && data.serving && data.serving[state.model] ? state.model : null;
-      if (!model || data.rooms[model]) return false;
-      if (!roomsAsked[model]) {
-        roomsAsked[model] = true;
-        fetched(roomsBase + "/" + encodeURIComponent(model) + ".json").then(function (held) { data.rooms[model] = held; update(false); },
-          function () { roomsFailed[model] = true; update(false); });
-      }
-      return true;
+    // Whether the state's answer needs its real model's file and it is not here yet.
+    function lacksModelFile(state) {
+      var listed = state && findById(data.models, state.model);
+      return !!listed && listed.shape === "layers" && !data.model_files[listed.id];
+    }
+    function askModelFile(model) {
+      if (filesAsked[model]) return;
+      filesAsked[model] = true;
+      fetched(filesBase + "/" + encodeURIComponent(model) + ".json").then(function (held) { data.model_files[model] = held; update(false); },
+        function () { filesFailed[model] = true; update(false); });
     }
     function show(html) { if (html !== shown) { out.innerHTML = html; shown = html; } }
     function update(byReader) {
+      if (byReader) answerWanted = changed = true;
       if (!data) {
         var note = page.ui[dataFailed ? "The calculator's figures could not be loaded; reload the page to try again." : "Loading the calculator's figures…"];
         show(!byReader && !asked ? shown : '<p class="calc-note">' + e(note) + "</p>");
@@ -609,11 +619,12 @@ var VramCalculator = (function () {
         slot.textContent = message;
         if (message) input.setAttribute("aria-invalid", "true"); else input.removeAttribute("aria-invalid");
       });
-      var html, said, waiting = waitsForRooms(result.state), failed = waiting && roomsFailed[result.state.model];
-      if (waiting && !failed) out.setAttribute("aria-busy", "true"); else out.removeAttribute("aria-busy");
+      var html, said, waiting = lacksModelFile(result.state), failed = waiting && filesFailed[result.state.model];
+      if (waiting && answerWanted) askModelFile(result.state.model);
+      if (waiting && answerWanted && !failed) out.setAttribute("aria-busy", "true"); else out.removeAttribute("aria-busy");
       if (waiting) {
-        said = data.ui[failed ? "Each engine's figures could not be loaded; reload the page to try again." : "Loading each engine's figures…"];
-        html = !byReader && !asked ? shown : '<p class="calc-note">' + e(said) + "</p>";
+        said = data.ui[failed ? "This model's figures could not be loaded; reload the page to try again." : "Loading this model's figures…"];
+        html = changed ? '<p class="calc-note">' + e(said) + "</p>" : shown;
       } else if (result.state) {
         var found = lastAnswer = answer(data, result.state);
         html = answerHtml(found, data);
@@ -634,14 +645,16 @@ var VramCalculator = (function () {
       }
     }
     out.addEventListener("toggle", function (event) {
-      if (event.target.classList.contains("calc-more") && data && lastAnswer) fillMore(event.target, lastAnswer, data);
+      if (!event.target.classList.contains("calc-more") || !data) return;
+      if (lastAnswer) fillMore(event.target, lastAnswer, data);
+      else if (!answerWanted) { answerWanted = true; update(false); }
     }, true);
     form.addEventListener("input", function () { update(true); });
     form.addEventListener("change", function () { update(true); });
     form.addEventListener("submit", function (event) { event.preventDefault(); update(true); });
     fetched(root.getAttribute("data-source")).then(function (found) {
       found.defaults = page.defaults;
-      found.rooms = {};
+      found.model_files = {};
       listModels(form.elements.model, found.models, form.elements.model.value || query.get("model") || "");
       data = found;
       update(false);

@@ -23,7 +23,7 @@ from ..layout import SiteLayout, page_path
 from ..load.assemble import load_site_sources
 from ..load.pages import PAGES_FILE, PageSpec, read_page_specs, read_pages
 from ..load.reads import reading, tracked_data
-from ..render.calculator import calculator_file, calculator_path, serving_file, serving_path, serving_rooms
+from ..render.calculator import calculator_file, calculator_path, model_file, model_files, model_path
 from ..render.charts import chart_file
 from ..render.content import layout_problem, read_content
 from ..render.environments import content_env, has_template, layout_environment
@@ -56,8 +56,8 @@ class Share:
     """The languages its pages are in: it writes their download and chart files for what its pages show."""
     language_files: bool = False
     """Whether it writes those languages' calculator data."""
-    served: tuple[str, ...] = ()
-    """The catalogue models whose serving rooms it works out (the calculator's, language-free)."""
+    models: tuple[str, ...] = ()
+    """The real models whose calculator files it writes (language-free)."""
 
 
 @dataclass
@@ -79,8 +79,8 @@ class ShareOutput:
     """The standalone copies of those charts in the share's languages."""
     downloads: dict[tuple, dict[str, bytes]] = field(default_factory=dict)
     """(table key, segment) -> that table's download files in a language of the share."""
-    serving_files: dict[str, bytes] = field(default_factory=dict)
-    """The calculator's serving-room files of the share's ``served`` models, by path."""
+    model_files: dict[str, bytes] = field(default_factory=dict)
+    """The calculator files of the share's ``models``, by path."""
     calculator: dict[str, bytes] = field(default_factory=dict)
     """Its languages' calculator data files, by path (``calculator_files``), where it writes them."""
     missing: dict[str, set[str]] = field(default_factory=dict)
@@ -188,9 +188,9 @@ class SiteBuild:
         for output in outputs:
             for path, content in output.calculator.items():
                 files.add(path, content, "vramsite/render/calculator")
-        made = {path: content for output in outputs for path, content in output.serving_files.items()}
-        for model in self._served():
-            files.add(serving_path(model), made[serving_path(model)], "vramsite/render/calculator")
+        made = {path: content for output in outputs for path, content in output.model_files.items()}
+        for model in self._calculator_models():
+            files.add(model_path(model), made[model_path(model)], "vramsite/render/calculator")
         if self.catalog_problems():
             raise InputError(self.catalog_problems())
         if self.memory is not None:
@@ -202,27 +202,27 @@ class SiteBuild:
 
     def shares(self) -> list[Share]:
         """The build cut into shares: each language's pages made once (with its calculator data), then the pages
-        made once per item in every language, ``ITEMS_PER_SHARE`` items a share; a model's serving rooms go with
-        its pages (or, without any, with the last share)."""
+        made once per item in every language, ``ITEMS_PER_SHARE`` items a share; a model's calculator file goes
+        with its pages (or, without any, with the last share)."""
         locales = tuple(self.data.site.locales)
         shares = [Share(pages=tuple((page, locale) for page in self.pages if page.item is None), locales=(locale,),
                         language_files=True) for locale in locales]
         items = list(dict.fromkeys(page.item for page in self.pages if page.item is not None))
         paged = set(items)
-        served = self._served()
+        modelled = self._calculator_models()
         for first in range(0, len(items), ITEMS_PER_SHARE):
             batch = set(items[first:first + ITEMS_PER_SHARE])
             pages = tuple((page, locale) for locale in locales for page in self.pages if page.item in batch)
-            shares.append(Share(pages=pages, locales=locales, served=tuple(model for model in served
+            shares.append(Share(pages=pages, locales=locales, models=tuple(model for model in modelled
                                                                              if model in batch)))
-        unpaged = tuple(model for model in served if model not in paged)
+        unpaged = tuple(model for model in modelled if model not in paged)
         if unpaged:
-            shares.append(Share(pages=(), locales=(), served=unpaged))
+            shares.append(Share(pages=(), locales=(), models=unpaged))
         return shares
 
-    def _served(self) -> list[str]:
-        """The catalogue models whose serving rooms the calculator fetches, in catalogue order."""
-        return [model.id for model in self.data.catalogue] if self.guide.serves else []
+    def _calculator_models(self) -> list[str]:
+        """The real models whose calculator file the calculator fetches, in catalogue order."""
+        return [model.id for model in self.data.catalogue]
 
     def _site_order(self, segment: str, key: str) -> tuple[int, int]:
         """Where page ``key`` in language ``segment`` comes in the site's order: the languages in order, and in each
@@ -268,15 +268,15 @@ class SiteBuild:
                 output.downloads.update(self._downloads(locale, tables_before))
                 if share.language_files:
                     output.calculator.update(self.calculator_files(locale))
-            output.serving_files = self.serving_files(share.served)
+            output.model_files = self.model_files(share.models)
         # Last: drawing the charts and writing the downloads ask for UI strings too.
         output.missing = {segment: set(catalog.missing) for segment, catalog in self.catalogs.items()}
         return output
 
-    def serving_files(self, models: tuple[str, ...]) -> dict[str, bytes]:
-        """The calculator's serving-room file of each of ``models`` (render/calculator/data.py), by path."""
-        rooms = serving_rooms(self.guide, list(models)) if models else {}
-        return {serving_path(model): serving_file(found) for model, found in rooms.items()}
+    def model_files(self, models: tuple[str, ...]) -> dict[str, bytes]:
+        """The calculator file of each of ``models`` (render/calculator/data.py), by path."""
+        found = model_files(self.guide, list(models)) if models else {}
+        return {model_path(model): model_file(held) for model, held in found.items()}
 
     def calculator_files(self, locale) -> dict[str, bytes]:
         """``locale``'s calculator data as the file its pages' scripts fetch (render/calculator/data.py)."""

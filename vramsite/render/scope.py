@@ -51,7 +51,7 @@ from ..load.text import excerpt
 from ..load.reads import ReadCache, apart
 from ..tables.guide import method_label
 from ..tables.model import Code
-from .calculator import SERVING_FOLDER, calculator_block, calculator_data, calculator_path
+from .calculator import MODEL_FOLDER, calculator_block, calculator_data, calculator_path
 from .charts import chart_file, chart_title
 from .derivation import explain
 from .format import MONEY_PERIODS, Formatter
@@ -201,9 +201,9 @@ class Scope:
                             lambda: calculator_block(guide, self.fmt, self.catalog, data, model, card))
         template = self.services.layout.get_template("partials/calculator.html")
         here = posixpath.dirname(self.page_path)
-        rooms = relative_url(SERVING_FOLDER, here) if data["serving"] else None
+        models = relative_url(MODEL_FOLDER, here) if guide.data.catalogue else None
         source = relative_url(calculator_path(self.locale.segment), here)
-        text = template.render(self.template_context(**block, rooms_url=rooms, source_url=source))
+        text = template.render(self.template_context(**block, models_url=models, source_url=source))
         return Markup("\n".join(line for line in text.split("\n") if line.strip()))  # one HTML block
 
     def stats(self, items) -> Markup:

@@ -22,7 +22,7 @@ from ...tables.selection_words import selection_words
 from ..format import MONEY_PERIODS, UNIT_PATTERNS, Formatter
 from ..i18n import Catalog
 from .case import INFERENCE, SCALED_CONTEXT, default_kv_format, finetune_methods, kv_formats
-from .formulas import Pool, calculator_formulas, offer_price, shown_labels
+from .formulas import Pool, calculator_formulas, model_formulas, offer_price, shown_labels
 
 UI_STRINGS = (
     "Size your own model", "Model", "Custom model", "Parameters (billions)", "Layers", "KV heads",
@@ -36,8 +36,8 @@ UI_STRINGS = (
     "The model reads at most {max} tokens.", "Correct the marked fields to see the answer.",
     "Weight format", "Where {engine} starts", "{engine} starts it on none of our configurations.",
     "{engine} does not store this KV cache format.", "{engine} starts it. {rule}: {choice}, {price}.",
-    "Serving engine", "The format's usual engine", "{engine} does not load {format}.", "Loading each engine's figures…",
-    "Each engine's figures could not be loaded; reload the page to try again.",
+    "Serving engine", "The format's usual engine", "{engine} does not load {format}.", "Loading this model's figures…",
+    "This model's figures could not be loaded; reload the page to try again.",
     "Card", "Any card", "No configuration of {card} we rent holds it.",
     "{engine} starts it on no configuration of {card} we rent.", "More configurations ({count})",
     "{figure} {flag}", "the larger of {a} and {b}", "the smaller of {a} and {b}",
@@ -67,9 +67,9 @@ def _method_data(method) -> dict:
     }
 
 
-def _model_data(model) -> dict:
+def _model_data(model, guide: Guide) -> dict:
     """A model's sizes as the templates take them: a reference shape's, or a real model's (its layers are in its
-    own templates)."""
+    own templates, in its calculator file: ``model_files``), with the format it ships in where an engine serves it."""
     if isinstance(model, Model):
         return {"id": model.id, "name": model.name, "shape": "reference", "params": _num(model.params_billion),
                 "layers": model.layers, "kv_heads": model.kv_heads, "head_dim": model.head_dim}
@@ -77,6 +77,7 @@ def _model_data(model) -> dict:
             "active": _num(model.active_params_billion), "max_context": model.max_context,
             "layer_count": model.layer_count, "hidden": model.hidden_size,
             "experts": [model.experts.total, model.experts.active] if model.experts else None,
+            **({"native": guide.catalogue_model(model.id).native_format().id} if guide.serves else {}),
             **({"as_shipped": model.context_scaling.as_shipped} if model.context_scaling else {})}
 
 
@@ -87,22 +88,15 @@ def _offer_data(offer, guide: Guide, pool: Pool) -> dict:
             "features": sorted(gpu.features), "links": offer.links_all_to_all}
 
 
-def serving_index(guide: Guide) -> dict:
-    """Per catalogue model, where the site has engines (calc/serving.py): the format it ships in, and for each format
-    it offers its own engine, the bytes of its weights and the GB a token reads. What each engine leaves on each
-    card is ``serving_rooms``, a file per model that the page's script fetches when a reader asks (the same for
-    every page)."""
-    if not guide.serves:
-        return {}
-    found = {}
-    for view in guide.catalogue:
-        formats = {weight_format.id: {
-            "engine": serving_engine(guide.data.engines, weight_format).id,
-            "weight_bytes": _num(stored_weights(view.model, weight_format, 1).value),
-            "read": _num(view.format_read(weight_format.id).value),
-            **_read_parts(view.model, weight_format)} for weight_format in view.formats()}
-        found[view.id] = {"native": view.native_format().id, "order": list(formats), "formats": formats}
-    return found
+def _serving_entry(guide: Guide, view) -> dict:
+    """Where the site has engines (calc/serving.py), a real model's format it ships in, and for each format it offers
+    its own engine, the bytes of its weights and the GB a token reads."""
+    formats = {weight_format.id: {
+        "engine": serving_engine(guide.data.engines, weight_format).id,
+        "weight_bytes": _num(stored_weights(view.model, weight_format, 1).value),
+        "read": _num(view.format_read(weight_format.id).value),
+        **_read_parts(view.model, weight_format)} for weight_format in view.formats()}
+    return {"native": view.native_format().id, "order": list(formats), "formats": formats}
 
 
 def _read_parts(model, weight_format) -> dict:
@@ -119,45 +113,59 @@ def serving_engines(guide: Guide) -> list[dict]:
              "loads": list(engine.weight_formats)} for engine in guide.data.engines.engines]
 
 
-def serving_rooms(guide: Guide, models: list[str] | None = None) -> dict:
-    """model -> format -> engine -> what that engine keeps on each card of every priced configuration, for the
-    models of ``models`` (default: every one): the bytes of weights each card holds by card count, and per
-    configuration ("2x-a40") the bytes each card has for sequences whatever the context (with the bytes of weights
-    where a kernel for that card loads them otherwise); a configuration where the engine sizes no cache is left
-    out. The script decides from these, for the context and sequences asked, what the tables decide from the same
-    verdicts. Nothing here depends on the language or the prices: one file per model serves every page."""
-    if not guide.serves:
-        return {}
-    engines, kv = guide.data.engines.engines, guide.serving_kv().id
-    offers = guide.serving_offers()
+def model_files(guide: Guide, models: list[str] | None = None) -> dict:
+    """model -> its calculator file, for the real models of ``models`` (default: every one): its own templates and
+    their pool (``model_formulas``); where the site has engines, its ``_serving_entry``, and per format and engine
+    what that engine keeps on each card of every priced configuration (``_engine_rooms``), a configuration where it
+    sizes no cache left out. The script decides from these, for the context and sequences asked, what the tables
+    decide from the same verdicts. Nothing here depends on the language or the prices: one file per model serves
+    every page, and the language's data grows by a model's name and sizes alone."""
+    counts = card_counts(guide)
+    offers = guide.serving_offers() if guide.serves else []
     found = {}
     for view in guide.catalogue:
         if models is not None and view.id not in models:
             continue
-        by_format = {}
-        for weight_format in view.formats():
-            by_engine = {}
-            for engine in engines:
-                if engine.loads(weight_format.id) and engine.accepts(kv):
-                    by_engine[engine.id] = _engine_rooms(view, weight_format.id, engine.id, offers)
-            by_format[weight_format.id] = by_engine
-        found[view.id] = by_format
+        templates, pool = _model_formulas(guide, view.model, counts)
+        found[view.id] = {"formulas": {**templates, "nodes": pool.nodes}}
+        if guide.serves:
+            found[view.id].update(serving=_serving_entry(guide, view), rooms=_model_rooms(guide, view, offers))
     return found
 
 
-SERVING_FOLDER = "data/serving"
-"""Where the site publishes ``serving_rooms``, one file per model (``serving_path``), beside the tables'
-downloads (data/<language>/): a page's script fetches the file of the model a reader asks about, no other."""
+def _model_formulas(guide: Guide, model, counts: tuple[int, ...]) -> tuple[dict, Pool]:
+    """``model_formulas``, worked out once per build: each language's data reads their labels."""
+    return guide._verdicts.fetch(("calculator model formulas", model.id, counts),
+                                 lambda: model_formulas(guide, model, list(counts)))
 
 
-def serving_path(model_id: str) -> str:
-    return f"{SERVING_FOLDER}/{model_id}.json"
+def _model_rooms(guide: Guide, view, offers) -> dict:
+    """format -> engine -> ``_engine_rooms``, for each engine that loads the format and stores the site's KV
+    cache format."""
+    engines, kv = guide.data.engines.engines, guide.serving_kv().id
+    return {weight_format.id: {engine.id: _engine_rooms(view, weight_format.id, engine.id, offers)
+                               for engine in engines if engine.loads(weight_format.id) and engine.accepts(kv)}
+            for weight_format in view.formats()}
 
 
-def serving_file(model_rooms: dict) -> bytes:
-    """One model's ``serving_rooms`` as its published file: compact JSON, keys sorted, so the same rooms give the
-    same bytes."""
-    return json.dumps(model_rooms, ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode()
+def card_counts(guide: Guide) -> tuple[int, ...]:
+    """The card counts of the offers the calculator lists, in its order (the templates are worked out for each)."""
+    return tuple(offer.count for offer in ranked_offers(_any_method(guide), guide.market))
+
+
+MODEL_FOLDER = "data/calculator"
+"""Where the site publishes ``model_files``, one file per real model (``model_path``), beside the languages' data
+(data/<language>/calculator.json): a page's script fetches the file of the model a reader asks about, no other."""
+
+
+def model_path(model_id: str) -> str:
+    return f"{MODEL_FOLDER}/{model_id}.json"
+
+
+def model_file(found: dict) -> bytes:
+    """One model's calculator file as published: compact JSON, keys sorted, so the same figures give the same
+    bytes."""
+    return json.dumps(found, ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode()
 
 
 def calculator_path(segment: str) -> str:
@@ -235,11 +243,12 @@ def calculator_data(guide: Guide, fmt: Formatter, catalog: Catalog, default_mode
     models = (*data.models, *data.catalogue)
     kv = default_kv_format(guide)
     offers = [offer for offer in ranked_offers(_any_method(guide), guide.market)]
-    templates, pool = calculator_formulas(guide, [offer.count for offer in offers])
+    counts = card_counts(guide)
+    templates, pool = calculator_formulas(guide, list(counts))
     offered = [_offer_data(offer, guide, pool) for offer in offers]
+    own = [_model_formulas(guide, model, counts) for model in data.catalogue]
     return {
-        "models": [_model_data(model) for model in models],
-        "serving": serving_index(guide),
+        "models": [_model_data(model, guide) for model in models],
         "engines": serving_engines(guide),
         "serving_kv": serving_kv(guide),
         "formats": format_labels(guide),
@@ -264,7 +273,7 @@ def calculator_data(guide: Guide, fmt: Formatter, catalog: Catalog, default_mode
                     for kind, spec in fmt.specs.items()},
         "number": {"decimal": get_decimal_symbol(fmt.locale.gettext), "group": fmt.digit_group,
                    "minus": get_minus_sign_symbol(fmt.locale.gettext)},
-        "labels": {label: fmt.gettext(label) for label in sorted(shown_labels(templates, pool))},
+        "labels": {label: fmt.gettext(label) for label in sorted(shown_labels(templates, pool, own))},
         "rule": catalog.gettext(selection_words(data.lookup.selection).rule),
         "offers_shown": OFFERS_SHOWN,
         **_words(fmt, catalog),

@@ -17,7 +17,7 @@ the script could not follow it.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 
 from ...calc import attention, cost, lookup, memory, rules, serving, throughput
@@ -127,22 +127,49 @@ def shape_model() -> Model:
                  attention_heads=None, kv_heads=_input("kv_heads"), head_dim=_input("head_dim"))
 
 
-def calculator_formulas(guide: Guide, card_counts: list[int]) -> tuple[dict, Pool]:
-    """Every template the script evaluates, by what it answers, and the pool of their nodes."""
-    pool = Pool()
+@dataclass(frozen=True)
+class _Setting:
+    """What every template is worked out with: the KV format (its bytes an input), the sizing that stores it, the
+    context and batch inputs, a card whose memory and bandwidth are inputs, the card counts offers rent, and the
+    engines by the way they split a sequence (``request``: by layers, sized to the request; ``heads``: by heads)."""
+
+    sizing: object
+    kv_format: object
+    b: Figure
+    context: Input
+    batch: Input
+    card: object
+    counts: tuple[int, ...]
+    engines: dict
+
+
+def _setting(guide: Guide, card_counts: list[int]) -> _Setting:
     data = guide.data
     # The KV format's bytes are an input; which format stands for them is of no account.
     kv_format = replace(data.inference.kv_precision or data.precisions[0], bytes_per_param=_input("kv_bytes"))
-    sizing = replace(guide.sizing, inference=replace(data.inference, kv_precision=kv_format))
-    shape, b = shape_model(), attention.element_bytes(kv_format)
-    context, batch = _input("context"), _input("batch")
-    card = replace(data.gpus[0], memory_gb=_input("memory"), bandwidth_gbps=_input("bandwidth"))
+    engines = {("request" if serving.sized_to_request(engine) else "heads"): engine
+               for engine in data.engines.engines} if guide.serves else {}
+    return _Setting(sizing=replace(guide.sizing, inference=replace(data.inference, kv_precision=kv_format)),
+                    kv_format=kv_format, b=attention.element_bytes(kv_format), context=_input("context"),
+                    batch=_input("batch"),
+                    card=replace(data.gpus[0], memory_gb=_input("memory"), bandwidth_gbps=_input("bandwidth")),
+                    counts=tuple(sorted({1, *card_counts})),  # one card: a served answer's own cache line
+                    engines=engines)
+
+
+def calculator_formulas(guide: Guide, card_counts: list[int]) -> tuple[dict, Pool]:
+    """Every template the script evaluates that no one real model's layers shape, by what it answers, and the pool
+    of their nodes: one for each language's data. A real model's own are ``model_formulas``."""
+    pool = Pool()
+    data = guide.data
+    setting = _setting(guide, card_counts)
+    shape, kv_format, counts = shape_model(), setting.kv_format, setting.counts
+    context, batch, card = setting.context, setting.batch, setting.card
     slot = {name: given(_input(name), "GB", kind, label) for name, kind, label in (
         ("cache", KV_CACHE, "KV cache"), ("need", MEMORY, "total"), ("resident", WEIGHTS, "weights"))}
-    counts = sorted({1, *card_counts})  # one card: a served answer's own cache line
 
     def need_parts(method) -> dict:
-        need = memory.method_memory(shape, method, sizing, context, batch, lambda *_: slot["cache"])
+        need = memory.method_memory(shape, method, setting.sizing, context, batch, lambda *_: slot["cache"])
         return {part: pool.add(getattr(need, part))
                 for part in ("weights", "adapter", "kv_cache", "margin", "overhead", "total")}
 
@@ -151,9 +178,9 @@ def calculator_formulas(guide: Guide, card_counts: list[int]) -> tuple[dict, Poo
     templates = {
         "need": {method.id: need_parts(method) for method in methods},
         "cache": {"reference": pool.add(memory.kv_cache(shape, kv_format, context, batch)) if data.inference.kv_cache
-                  else None, "layers": {}},
+                  else None},
         "per_token": {"reference": pool.add(memory.kv_per_token_mb(shape, kv_format)) if data.inference.kv_cache
-                      else None, "layers": {}},
+                      else None},
         "per_card": {str(count): pool.add(rules.need_per_card_figure(slot["need"], count)) for count in counts},
         "headroom": {str(count): pool.add(rules.headroom_figure(card_memory(card), slot["need"], count))
                      for count in counts},
@@ -167,53 +194,58 @@ def calculator_formulas(guide: Guide, card_counts: list[int]) -> tuple[dict, Poo
         active = replace(data.catalogue[0], active_params_billion=_input("active"))
         templates["resident"]["layers"] = {precision.id: pool.add(attention.decode_read(active, precision))
                                            for precision in data.precisions}
-    inference = guide.default_inference()
-    for model in data.catalogue:
-        layers = attention.model_layers(model)
-        templates["per_token"]["layers"][model.id] = pool.add(attention.kv_bytes_per_token(layers, b))
-        templates["cache"]["layers"][model.id] = {
-            str(count): pool.add(attention.method_memory(model, inference, sizing, context, batch, count).kv_cache)
-            for count in counts}
     if guide.serves:
-        templates["served"] = _served(guide, pool, counts, card, b, context, batch)
+        templates["served"] = _served(guide, pool, setting)
     return templates, pool
 
 
-def _served(guide: Guide, pool: Pool, counts: list[int], card, b: Figure, context: Input, batch: Input) -> dict:
+def model_formulas(guide: Guide, model, card_counts: list[int]) -> tuple[dict, Pool]:
+    """A real model's own templates, in a pool of their own (its calculator file, data.py ``model_files``): what
+    one token and the sequences of a context keep, in its layer groups, on each card count; where the site has
+    engines, what each way of splitting keeps on each card and what one sequence keeps."""
+    pool, setting = Pool(), _setting(guide, card_counts)
+    b, context, batch = setting.b, setting.context, setting.batch
+    layers, inference = attention.model_layers(model), guide.default_inference()
+    templates = {
+        "per_token": pool.add(attention.kv_bytes_per_token(layers, b)),
+        "cache": {str(count): pool.add(attention.method_memory(model, inference, setting.sizing, context, batch,
+                                                               count).kv_cache) for count in setting.counts},
+    }
+    if guide.serves:
+        templates["sequences"] = {
+            split: {str(count): [pool.add(figure) for figure in serving.per_card_sequences(
+                engine, model, count, b, context, batch)] for count in setting.counts}
+            for split, engine in setting.engines.items()}
+        if guide.data.speed is not None:
+            templates["sequence"] = pool.add(attention.sequence_bytes(layers, b, context))
+    return templates, pool
+
+
+def _served(guide: Guide, pool: Pool, setting: _Setting) -> dict:
     """A served answer's templates: its weights line, and per offer the weights each card holds, the headroom the
-    engine leaves beside the sequences, the decode ceiling; per model, per way an engine splits a sequence
-    (``request``: by layers, as an engine that sizes its cache to the request does; ``heads``: by heads) and per
-    card count, what one token and the sequences keep on each card."""
+    engine leaves beside the sequences, the decode ceiling; where the site states speeds, the speed templates."""
     read = given(_input("read"), "GB", WEIGHTS, "weights read per token")
     bytes_of = {name: given(_input(name), "B", COUNT, label) for name, label in
                 (("stored", "bytes"), ("weights", "bytes"), ("room", "room"))}
-    engines = {("request" if serving.sized_to_request(engine) else "heads"): engine
-               for engine in guide.data.engines.engines}
-    sequences = {}
-    for model in guide.data.catalogue:
-        sequences[model.id] = {
-            split: {str(count): [pool.add(figure) for figure in serving.per_card_sequences(
-                engine, model, count, b, context, batch)] for count in counts}
-            for split, engine in engines.items()}
     found = {
         "weights": pool.add(serving.bytes_in_gb(bytes_of["stored"], WEIGHTS, "weights")),
         "per_card": pool.add(serving.bytes_in_gb(bytes_of["weights"], WEIGHTS, "per card")),
         "headroom": pool.add(serving.served_headroom(bytes_of["room"], given(_input("need"), "B", COUNT, "need"))),
         "ceiling": {str(count): pool.add(throughput.decode_ceiling(
-            throughput.combined_bandwidth(card_bandwidth(card), count), read)) for count in counts},
-        "sequences": sequences,
+            throughput.combined_bandwidth(card_bandwidth(setting.card), count), read)) for count in setting.counts},
     }
     if guide.data.speed is not None:
-        found.update(_speed_templates(guide, pool, counts, engines, b, context, batch))
+        found.update(_speed_templates(guide, pool, list(setting.counts), setting.engines, setting.b, setting.context,
+                                      setting.batch))
     return found
 
 
 def _speed_templates(guide: Guide, pool: Pool, counts: list[int], engines: dict, b: Figure, context: Input,
                      batch: Input) -> dict:
-    """A served answer's decode speed for the asked sequences at the asked context (calc/throughput.py): per
-    model what one sequence keeps; per way an engine splits a model, per card count and for a dense model or a
-    mixture of experts, the tokens per second and the seconds to the first token of a prompt of the context's
-    tokens; per card count, what a million tokens cost at a speed."""
+    """A served answer's decode speed for the asked sequences at the asked context (calc/throughput.py): per way
+    an engine splits a model, per card count and for a dense model or a mixture of experts, the tokens per second
+    and the seconds to the first token of a prompt of the context's tokens; per card count, what a million tokens
+    cost at a speed."""
     figure = {name: given(_input(name), unit, kind, label) for name, unit, kind, label in (
         ("dense_read", "B", COUNT, "weights read but the routed experts'"),
         ("expert_bytes", "B", COUNT, "routed experts"),
@@ -246,8 +278,6 @@ def _speed_templates(guide: Guide, pool: Pool, counts: list[int], engines: dict,
                        label="price per hour")
 
     return {
-        "sequence": {model.id: pool.add(attention.sequence_bytes(attention.model_layers(model), b, context))
-                     for model in guide.data.catalogue},
         "speed": {split: {str(count): {kind: speed(kind, count, not serving.sized_to_request(engine))
                                        for kind in ("dense", "moe")} for count in counts}
                   for split, engine in engines.items()},
@@ -269,22 +299,32 @@ LINES = ("need", "cache", "per_token")
 served answer's weights); an offer's headroom is explained beside it."""
 
 
-def shown_labels(templates: dict, pool: Pool) -> set[str]:
+def shown_labels(templates: dict, pool: Pool, models: list[tuple[dict, Pool]]) -> set[str]:
     """The labels the script may print: each line's, and each term's of a line, a headroom or a served offer's
     speed that is a sum or a difference, which its explanation names (one level deep, as render/derivation.py
-    explains)."""
+    explains); ``models``: each real model's own templates and pool (``model_formulas``), whose cache lines are
+    printed too."""
     lines = [root for name in LINES for root in _roots(templates[name])]
     if "served" in templates:
         lines.append(templates["served"]["weights"])
-    labels = {pool.nodes[root]["l"] for root in lines}
     explained = _roots(templates["headroom"])
     if "served" in templates:
         explained += [root for name in ("speed", "first_token", "cost") for root in _roots(templates["served"].get(name))]
-    for root in lines + explained:
+    labels = _labels(pool, lines, lines + explained)
+    for own, own_pool in models:
+        own_lines = [root for name in LINES for root in _roots(own.get(name))]
+        labels |= _labels(own_pool, own_lines, own_lines)
+    return {label for label in labels if label}
+
+
+def _labels(pool: Pool, lines: list[int], explained: list[int]) -> set[str]:
+    """The labels of ``lines``, and of the terms of each of ``explained`` that is a sum or a difference."""
+    labels = {pool.nodes[root]["l"] for root in lines}
+    for root in explained:
         node = pool.nodes[root]
         if node.get("o") in ("+", "−"):
             labels.update(pool.nodes[term]["l"] for term in node["t"])
-    return {label for label in labels if label}
+    return labels
 
 
 def _roots(value) -> list[int]:

@@ -32,8 +32,8 @@ def opening_on(data: dict, model: str | None, card: str | None = None) -> dict:
     ships in where its engine sizes it, and on ``card`` alone where given."""
     defaults = dict(data["defaults"])
     if model is not None:
-        served = data.get("serving", {}).get(model)
-        defaults.update(model=model, format=served["native"] if served else None)
+        entry = next(item for item in data["models"] if item["id"] == model)
+        defaults.update(model=model, format=entry.get("native"))
     if card is not None:
         defaults["card"] = card
     return data if defaults == data["defaults"] else {**data, "defaults": defaults}
