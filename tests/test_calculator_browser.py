@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 from urllib.parse import urlparse
 
 import pytest
@@ -140,6 +141,38 @@ def test_a_reader_changes_the_case_and_the_link_gives_it_back(served, browser):
     assert f"model={data['models'][-1]['id']}" in query
     browser.get(browser.current_url)
     assert _answer_text(browser) == after
+
+
+def test_the_finder_narrows_the_model_list_to_what_the_reader_types(served, browser):
+    """Typing part of a model's name (spaces and dashes aside) leaves the models that hold it and answers for the
+    first; typing what no model holds says so and leaves the list as it was; emptying it lists every model."""
+    site, _, base = served
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    locale = site.locales()[0]
+    browser.get(f"{base}/{locale.segment}/{_guide_page(site)}")
+    data = _page_data(browser)
+    listed = lambda: browser.execute_script("return Array.from(document.querySelector('#calc-model').options, o => o.value)")
+    WebDriverWait(browser, 10).until(lambda _: len(listed()) == len(data["models"]) + 1)
+    context = data["defaults"]["context"] or 0  # the last model that reads the page's context
+    wanted = [model for model in data["models"] if model.get("max_context", context) >= context][-1]
+    finder = browser.find_element("id", "calc-find")
+    finder.send_keys(wanted["name"].upper().replace(" ", "-"))
+    narrowed = listed()
+    assert wanted["id"] in narrowed and narrowed[-1] == "custom" and len(narrowed) < len(data["models"]) + 1
+    first = next(model for model in data["models"] if model["id"] == narrowed[0])
+    assert browser.find_element("name", "model").get_attribute("value") == first["id"]
+    expected = site.answer(locale, replace(default_case(data), model=first["id"], weight_format=first.get("native")))
+    assert expected["choice"].get("config")
+    WebDriverWait(browser, 10).until(lambda _: expected["choice"]["config"] in _answer_text(browser))
+    finder.send_keys("zzzz")
+    assert browser.find_element("id", "calc-find-error").text == data["ui"]["No model's name holds that."]
+    assert listed() == narrowed
+    finder.send_keys(Keys.CONTROL, "a")
+    finder.send_keys(Keys.BACKSPACE)
+    assert len(listed()) == len(data["models"]) + 1 and browser.find_element("id", "calc-find-error").text == ""
+    assert browser.find_element("name", "model").get_attribute("value") == first["id"]
 
 
 def test_the_page_lists_its_own_model_and_the_script_lists_the_rest(served, browser):

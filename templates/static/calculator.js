@@ -570,6 +570,14 @@ var VramCalculator = (function () {
     select.value = chosen;
   }
 
+  // The models whose name or id holds what the reader typed, letters and digits alone compared ("qwen3 8b",
+  // "Qwen3-8B" and "qwen38b" find Qwen3 8B); every model for nothing typed.
+  function modelsMatching(models, text) {
+    var plain = function (s) { return String(s).toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ""); };
+    var asked = plain(text);
+    return models.filter(function (m) { return plain(m.name).indexOf(asked) >= 0 || plain(m.id).indexOf(asked) >= 0; });
+  }
+
   var FIELDS = ["model", "method", "precision", "format", "engine", "card", "kv_precision", "context", "batch", "params", "layers", "kv_heads", "head_dim"];
   function init(root) {
     // The page holds the case it opens on; the language's data is one file for every page (data-source,
@@ -652,6 +660,18 @@ var VramCalculator = (function () {
     form.addEventListener("input", function () { update(true); });
     form.addEventListener("change", function () { update(true); });
     form.addEventListener("submit", function (event) { event.preventDefault(); update(true); });
+    // The finder narrows the model list to the models it names, and picks the first where the chosen one is not
+    // among them; the list is whole again once it is empty.
+    var finder = root.querySelector(".calc-find input"), finderError = root.querySelector(".calc-find .calc-error");
+    finder.addEventListener("input", function () {
+      if (!data) return;
+      var found = modelsMatching(data.models, finder.value), select = form.elements.model;
+      finderError.textContent = found.length ? "" : data.ui["No model's name holds that."];
+      if (found.length) finder.removeAttribute("aria-invalid"); else finder.setAttribute("aria-invalid", "true");
+      if (!found.length) return;
+      var kept = found.some(function (m) { return m.id === select.value; }) || (select.value === "custom" && !finder.value.trim());
+      listModels(select, found, kept ? select.value : found[0].id);
+    });
     fetched(root.getAttribute("data-source")).then(function (found) {
       found.defaults = page.defaults;
       found.model_files = {};
@@ -661,7 +681,8 @@ var VramCalculator = (function () {
     }, function () { dataFailed = true; update(false); });
   }
 
-  return { answer: answer, answerHtml: answerHtml, check: check, summary: summary, init: init, dec: dec };
+  return { answer: answer, answerHtml: answerHtml, check: check, summary: summary, init: init, dec: dec,
+    modelsMatching: modelsMatching };
 })();
 if (typeof module !== "undefined" && module.exports) module.exports = VramCalculator;
 else document.querySelectorAll("[data-calc]").forEach(VramCalculator.init);

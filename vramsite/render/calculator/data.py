@@ -25,7 +25,8 @@ from .case import INFERENCE, SCALED_CONTEXT, default_kv_format, finetune_methods
 from .formulas import Pool, calculator_formulas, model_formulas, offer_price, shown_labels
 
 UI_STRINGS = (
-    "Size your own model", "Model", "Custom model", "Parameters (billions)", "Layers", "KV heads",
+    "Size your own model", "Find a model", "No model's name holds that.", "Model", "Custom model",
+    "Parameters (billions)", "Layers", "KV heads",
     "Head dimension", "Method", "Inference", "Weight precision", "KV cache format", "Context (tokens)",
     "Concurrent sequences", "KV cache per token", "Cards that fit", "Configuration", "Per card",
     "Headroom per card", "Price", "Decode ceiling", "One sequence", "Per million tokens, one sequence", "Sequences at once",
