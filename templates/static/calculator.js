@@ -582,8 +582,8 @@ var VramCalculator = (function () {
   function init(root) {
     // The page holds the case it opens on; the language's data is one file for every page (data-source,
     // render/calculator/data.py calculator_file), and a real model's own templates and what each engine keeps on
-    // each card one file per model (data-models, model_files), fetched when a reader asks about that model. Until a file an answer needs is
-    // here, the page's own answer stays, or the reader is told.
+    // each card one file per model (data-models, model_files), fetched when a reader asks about that model. Until
+    // a file an answer needs is here, the page's own answer stays, or the reader is told.
     var page = JSON.parse(root.querySelector("script[type='application/json']").textContent), data = null;
     var form = root.querySelector("form"), out = root.querySelector(".calc-out"), status = root.querySelector(".calc-status"), link = root.querySelector(".calc-link");
     var query = new URLSearchParams(window.location.search), asked = false;
@@ -681,8 +681,7 @@ var VramCalculator = (function () {
     }, function () { dataFailed = true; update(false); });
   }
 
-  return { answer: answer, answerHtml: answerHtml, check: check, summary: summary, init: init, dec: dec,
-    modelsMatching: modelsMatching };
+  return { answer: answer, answerHtml: answerHtml, check: check, summary: summary, init: init, dec: dec };
 })();
 if (typeof module !== "undefined" && module.exports) module.exports = VramCalculator;
 else document.querySelectorAll("[data-calc]").forEach(VramCalculator.init);

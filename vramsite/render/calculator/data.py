@@ -90,14 +90,12 @@ def _offer_data(offer, guide: Guide, pool: Pool) -> dict:
 
 
 def _serving_entry(guide: Guide, view) -> dict:
-    """Where the site has engines (calc/serving.py), a real model's format it ships in, and for each format it offers
-    its own engine, the bytes of its weights and the GB a token reads."""
-    formats = {weight_format.id: {
+    """Where the site has engines (calc/serving.py), for each format a real model offers: its own engine, the bytes
+    of its weights, and what a decode step reads of them (the format it ships in is in the language's data)."""
+    return {"formats": {weight_format.id: {
         "engine": serving_engine(guide.data.engines, weight_format).id,
         "weight_bytes": _num(stored_weights(view.model, weight_format, 1).value),
-        "read": _num(view.format_read(weight_format.id).value),
-        **_read_parts(view.model, weight_format)} for weight_format in view.formats()}
-    return {"native": view.native_format().id, "order": list(formats), "formats": formats}
+        **_read_parts(view.model, weight_format)} for weight_format in view.formats()}}
 
 
 def _read_parts(model, weight_format) -> dict:
@@ -121,11 +119,11 @@ def model_files(guide: Guide, models: list[str] | None = None) -> dict:
     sizes no cache left out. The script decides from these, for the context and sequences asked, what the tables
     decide from the same verdicts. Nothing here depends on the language or the prices: one file per model serves
     every page, and the language's data grows by a model's name and sizes alone."""
-    counts = card_counts(guide)
+    counts, wanted = _card_counts(guide), None if models is None else set(models)
     offers = guide.serving_offers() if guide.serves else []
     found = {}
     for view in guide.catalogue:
-        if models is not None and view.id not in models:
+        if wanted is not None and view.id not in wanted:
             continue
         templates, pool = _model_formulas(guide, view.model, counts)
         found[view.id] = {"formulas": {**templates, "nodes": pool.nodes}}
@@ -149,7 +147,7 @@ def _model_rooms(guide: Guide, view, offers) -> dict:
             for weight_format in view.formats()}
 
 
-def card_counts(guide: Guide) -> tuple[int, ...]:
+def _card_counts(guide: Guide) -> tuple[int, ...]:
     """The card counts of the offers the calculator lists, in its order (the templates are worked out for each)."""
     return tuple(offer.count for offer in ranked_offers(_any_method(guide), guide.market))
 
@@ -244,7 +242,7 @@ def calculator_data(guide: Guide, fmt: Formatter, catalog: Catalog, default_mode
     models = (*data.models, *data.catalogue)
     kv = default_kv_format(guide)
     offers = [offer for offer in ranked_offers(_any_method(guide), guide.market)]
-    counts = card_counts(guide)
+    counts = _card_counts(guide)
     templates, pool = calculator_formulas(guide, list(counts))
     offered = [_offer_data(offer, guide, pool) for offer in offers]
     own = [_model_formulas(guide, model, counts) for model in data.catalogue]
