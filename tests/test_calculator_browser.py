@@ -143,6 +143,36 @@ def test_a_reader_changes_the_case_and_the_link_gives_it_back(served, browser):
     assert _answer_text(browser) == after
 
 
+def test_the_answer_links_to_its_models_page_where_the_site_has_one(served, browser):
+    """A reference shape has no page and the link is hidden; a real model's answer links to its page, in the
+    reader's language, which opens on that model and does not link to itself; another model there links on."""
+    site, _, base = served
+    from selenium.webdriver.support.ui import Select, WebDriverWait
+
+    locale = site.locales()[-1]
+    browser.get(f"{base}/{locale.segment}/{_guide_page(site)}")
+    data = _page_data(browser)
+    page_link = lambda: browser.find_element("css selector", ".calc-page")
+    assert not page_link().is_displayed()
+    real = [model for model in data["models"] if model["shape"] == "layers"]
+    if not real:
+        assert not any("page" in model for model in data["models"])
+        return
+    first, last = real[0], real[-1]
+    Select(browser.find_element("name", "model")).select_by_value(last["id"])
+    WebDriverWait(browser, 10).until(lambda _: page_link().is_displayed())
+    assert page_link().text == data["ui"]["More on {model}"].replace("{model}", last["name"])
+    page_link().click()
+    WebDriverWait(browser, 10).until(lambda driver: driver.current_url.endswith(f"/{locale.segment}/models/{last['id']}.html"))
+    assert browser.find_element("name", "model").get_attribute("value") == last["id"]
+    assert not page_link().is_displayed() and page_link().get_attribute("href") is None
+    _page_data(browser)
+    WebDriverWait(browser, 10).until(lambda driver: len(Select(driver.find_element("name", "model")).options) > 2)
+    Select(browser.find_element("name", "model")).select_by_value(first["id"])
+    WebDriverWait(browser, 10).until(lambda _: page_link().is_displayed())
+    assert urlparse(page_link().get_attribute("href")).path == f"/{locale.segment}/models/{first['id']}.html"
+
+
 def test_the_finder_narrows_the_model_list_to_what_the_reader_types(served, browser):
     """Typing part of a model's name (spaces and dashes aside) leaves the models that hold it and answers for the
     first; typing what no model holds says so and leaves the list as it was; emptying it lists every model."""

@@ -377,3 +377,19 @@ def test_two_different_tables_with_one_id_are_a_problem_in_their_own_files_or_a_
     assert [problem.message for problem in raised.value.problems] == [
         f"two different tables have the id {table.id!r}; give each its own"]
     assert download_files([("a", lambda: table), ("b", lambda: table)], languages)
+
+
+def test_a_calculator_opening_on_a_real_model_links_its_page_but_not_on_that_page(tmp_path):
+    """The answer's link to its model's page, as the build draws it: present where the calculator opens on a real
+    model elsewhere (the guide, opened on Gemma 3 27B by an editor), hidden on the model's own page."""
+    live_copy(tmp_path)
+    for segment in ("en", "zh-cn"):
+        guide = tmp_path / "content" / segment / "vram.md"
+        guide.write_text(guide.read_text(encoding="utf-8").replace("{{ calculator() }}",
+                                                                     '{{ calculator("gemma-3-27b-it") }}'),
+                         encoding="utf-8")
+    _, guide_html = _twin_and_html(tmp_path, "vram")
+    assert '<a class="calc-page" href="models/gemma-3-27b-it.html">More on Gemma 3 27B IT</a>' in guide_html["en"]
+    assert '<a class="calc-page" href="models/gemma-3-27b-it.html">Gemma 3 27B IT 详情页</a>' in guide_html["zh-cn"]
+    _, own_html = _twin_and_html(tmp_path, "models/gemma-3-27b-it")
+    assert all('<a class="calc-page" hidden></a>' in html for html in own_html.values())

@@ -586,6 +586,7 @@ var VramCalculator = (function () {
     // a file an answer needs is here, the page's own answer stays, or the reader is told.
     var page = JSON.parse(root.querySelector("script[type='application/json']").textContent), data = null;
     var form = root.querySelector("form"), out = root.querySelector(".calc-out"), status = root.querySelector(".calc-status"), link = root.querySelector(".calc-link");
+    var modelPage = root.querySelector(".calc-page"), sourceUrl = new URL(root.getAttribute("data-source"), window.location.href);
     var query = new URLSearchParams(window.location.search), asked = false;
     FIELDS.forEach(function (name) { if (query.has(name) && form.elements[name]) { form.elements[name].value = query.get(name); asked = true; } });
     // The page's own answer stands for its own case: a model's file is fetched once the reader asks for more
@@ -606,6 +607,14 @@ var VramCalculator = (function () {
       filesAsked[model] = true;
       fetched(filesBase + "/" + encodeURIComponent(model) + ".json").then(function (held) { data.model_files[model] = held; update(false); },
         function () { filesFailed[model] = true; update(false); });
+    }
+    // The chosen real model's page, where the site has one and it is not this page.
+    function showModelPage(model) {
+      var listed = findById(data.models, model), url = listed && listed.page && new URL(listed.page, sourceUrl);
+      var elsewhere = !!url && url.pathname !== window.location.pathname;
+      modelPage.hidden = !elsewhere;
+      if (elsewhere) { modelPage.href = url.href; modelPage.textContent = data.ui["More on {model}"].replace("{model}", listed.name); }
+      else { modelPage.removeAttribute("href"); modelPage.textContent = ""; }
     }
     function show(html) { if (html !== shown) { out.innerHTML = html; shown = html; } }
     function update(byReader) {
@@ -647,6 +656,7 @@ var VramCalculator = (function () {
       var params = new URLSearchParams();
       FIELDS.forEach(function (name) { if (raw[name] !== undefined && (result.fields[name] === undefined || result.fields[name])) params.set(name, raw[name]); });
       link.href = "?" + params.toString() + "#calculator";
+      showModelPage(result.state ? result.state.model : raw.model);
       if (byReader) {
         status.textContent = said;
         window.history.replaceState(null, "", "?" + params.toString() + window.location.hash);

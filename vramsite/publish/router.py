@@ -24,6 +24,10 @@ class Router:
     def key_of(self, target: tuple[str, ...]) -> str:
         return self._items.get(target) or "/".join(target)
 
+    def has(self, target: tuple[str, ...]) -> bool:
+        """Whether ``target`` names a page of this site."""
+        return self.key_of(tuple(target)) in self.keys
+
     def path(self, target: tuple[str, ...], locale: LocaleConfig) -> str:
         key = self.key_of(tuple(target))
         if key not in self.keys:

@@ -49,6 +49,7 @@ from ..layout import download_path, relative_url
 from ..load.model import LocaleConfig, Pricing, SiteConfig
 from ..load.text import excerpt
 from ..load.reads import ReadCache, apart
+from ..page_collections import COLLECTIONS
 from ..tables.guide import method_label
 from ..tables.model import Code
 from .calculator import MODEL_FOLDER, calculator_block, calculator_data, calculator_path
@@ -60,6 +61,10 @@ from .inline import HTML, MD, InlineRenderer
 from .markdown import ANCHOR
 from .sandbox import BUDGET, PAGE, Access, Budget, expose
 from .services import ChartService, TableService
+
+
+MODEL_PAGES = COLLECTIONS["model"]
+"""The pages made once per real model: the calculator links its answer's model to its own."""
 
 
 @dataclass(frozen=True)
@@ -89,8 +94,15 @@ class ScopeServices:
         page shows its choices (models, cards, formats), not the figures behind them."""
         if locale.segment not in self.calculator_files:
             self.calculator_files[locale.segment] = apart(
-                lambda: calculator_data(self.guide, self.formatter(locale), self.catalogs[locale.segment]))
+                lambda: calculator_data(self.guide, self.formatter(locale), self.catalogs[locale.segment],
+                                        pages=self.model_pages(locale, posixpath.dirname(calculator_path(locale.segment)))))
         return self.calculator_files[locale.segment]
+
+    def model_pages(self, locale, folder: str) -> dict[str, str]:
+        """Each real model's page in ``locale``, as a URL from ``folder``: those the site makes."""
+        targets = {model.id: (MODEL_PAGES.link, model.id) for model in self.guide.data.catalogue}
+        return {model: relative_url(self.router.path(target, locale), folder)
+                for model, target in targets.items() if self.router.has(target)}
 
 
 class Scope:
@@ -203,8 +215,16 @@ class Scope:
         here = posixpath.dirname(self.page_path)
         models = relative_url(MODEL_FOLDER, here) if guide.data.catalogue else None
         source = relative_url(calculator_path(self.locale.segment), here)
-        text = template.render(self.template_context(**block, models_url=models, source_url=source))
+        page = self._model_page(block["opening_model"])
+        text = template.render(self.template_context(**block, models_url=models, source_url=source, model_page=page))
         return Markup("\n".join(line for line in text.split("\n") if line.strip()))  # one HTML block
+
+    def _model_page(self, model: dict) -> str | None:
+        """The URL of ``model``'s page from this one; None where it has none, or this is it."""
+        target = (MODEL_PAGES.link, model["id"])
+        if not self.services.router.has(target) or self.services.router.path(target, self.locale) == self.page_path:
+            return None
+        return self.resolve(target)
 
     def stats(self, items) -> Markup:
         template = self.services.layout.get_template(f"partials/stats.{self.mode}")

@@ -5,6 +5,7 @@ lookup ranks them), the display rules, and every word the script may print."""
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import replace
 from decimal import Decimal
 
@@ -31,6 +32,7 @@ UI_STRINGS = (
     "Concurrent sequences", "KV cache per token", "Cards that fit", "Configuration", "Per card",
     "Headroom per card", "Price", "Decode ceiling", "One sequence", "Per million tokens, one sequence", "Sequences at once",
     "All sequences", "Per million tokens, full batch", "First token", "tight", "Arithmetic", "Link to this answer",
+    "More on {model}",
     "{count}× {card}", "{choice}, {price}", "Cheapest: {choice}, {price}", "Nothing fits: it takes {nodes}; talk to sales.", "talk to sales",
     "Needs {total}. {rule}: {choice}, {price}.", "Needs {total}. Nothing fits.",
     "Enter a number.", "Enter a whole number.", "Enter a number above zero.", "At most {max}.",
@@ -68,9 +70,10 @@ def _method_data(method) -> dict:
     }
 
 
-def _model_data(model, guide: Guide) -> dict:
+def _model_data(model, guide: Guide, pages: Mapping[str, str]) -> dict:
     """A model's sizes as the templates take them: a reference shape's, or a real model's (its layers are in its
-    own templates, in its calculator file: ``model_files``), with the format it ships in where an engine serves it."""
+    own templates, in its calculator file: ``model_files``), with the format it ships in where an engine serves it,
+    and its page where ``pages`` has one."""
     if isinstance(model, Model):
         return {"id": model.id, "name": model.name, "shape": "reference", "params": _num(model.params_billion),
                 "layers": model.layers, "kv_heads": model.kv_heads, "head_dim": model.head_dim}
@@ -79,7 +82,8 @@ def _model_data(model, guide: Guide) -> dict:
             "layer_count": model.layer_count, "hidden": model.hidden_size,
             "experts": [model.experts.total, model.experts.active] if model.experts else None,
             **({"native": guide.catalogue_model(model.id).native_format().id} if guide.serves else {}),
-            **({"as_shipped": model.context_scaling.as_shipped} if model.context_scaling else {})}
+            **({"as_shipped": model.context_scaling.as_shipped} if model.context_scaling else {}),
+            **({"page": pages[model.id]} if model.id in pages else {})}
 
 
 def _offer_data(offer, guide: Guide, pool: Pool) -> dict:
@@ -236,8 +240,10 @@ def check_plural_rule(catalog: Catalog) -> None:
         raise ValueError(f"{catalog.path}: the calculator handles plural forms of one and of more than one only")
 
 
-def calculator_data(guide: Guide, fmt: Formatter, catalog: Catalog, default_model: str | None = None) -> dict:
-    """What the script needs for one language of one site; ``default_model`` is the model it opens with."""
+def calculator_data(guide: Guide, fmt: Formatter, catalog: Catalog, default_model: str | None = None,
+                    pages: Mapping[str, str] | None = None) -> dict:
+    """What the script needs for one language of one site; ``default_model`` is the model it opens with, ``pages``
+    each real model's page in this language, as a URL from the folder of the data's file (``calculator_path``)."""
     data = guide.data
     models = (*data.models, *data.catalogue)
     kv = default_kv_format(guide)
@@ -247,7 +253,7 @@ def calculator_data(guide: Guide, fmt: Formatter, catalog: Catalog, default_mode
     offered = [_offer_data(offer, guide, pool) for offer in offers]
     own = [_model_formulas(guide, model, counts) for model in data.catalogue]
     return {
-        "models": [_model_data(model, guide) for model in models],
+        "models": [_model_data(model, guide, pages or {}) for model in models],
         "engines": serving_engines(guide),
         "serving_kv": serving_kv(guide),
         "formats": format_labels(guide),
