@@ -610,7 +610,8 @@ var VramCalculator = (function () {
     }
     // The chosen real model's page, where the site has one and it is not this page.
     function showModelPage(model) {
-      var listed = findById(data.models, model), url = listed && listed.page && new URL(listed.page, sourceUrl);
+      var listed = findById(data.models, model), paged = listed && listed.shape === "layers" && data.model_page;
+      var url = paged && new URL(data.model_page.replace("{model}", encodeURIComponent(listed.id)), sourceUrl);
       var elsewhere = !!url && url.pathname !== window.location.pathname;
       modelPage.hidden = !elsewhere;
       if (elsewhere) { modelPage.href = url.href; modelPage.textContent = data.ui["More on {model}"].replace("{model}", listed.name); }

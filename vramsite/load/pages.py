@@ -113,6 +113,8 @@ class PageSpec:
     """Where content/pages.yaml declares the page (line, and its entry: pages[pricing]), for messages."""
     facts: str | None = None
     """The page-facts builder the content reads as `facts` (vramsite/facts), if any."""
+    pattern: str | None = None
+    """For a page made once per item: the id pages.yaml gives every page of its entry ("models/{model}")."""
 
 
 def read_page_specs(root: Path, data: SiteData, documents: dict[str, YamlDocument],
@@ -149,7 +151,7 @@ def _specs_of(item: dict, line: int | None, entry: str, data: SiteData) -> list[
         collection = COLLECTIONS[item["each"]]
         return [PageSpec(id=collection.page_id(item["id"], key), source=source, template=item["template"], nav=None,
                          params=params, collection=collection.name, item=key, line=line, entry=entry,
-                         facts=facts) for key in collection.keys(data)]
+                         facts=facts, pattern=item["id"]) for key in collection.keys(data)]
     return [PageSpec(id=item["id"], source=source, template=item["template"], nav=item.get("nav"), params=params,
                      line=line, entry=entry, facts=facts)]
 

@@ -17,16 +17,21 @@ class Router:
     def __init__(self, pages: tuple[PageSpec, ...]):
         self.keys = dict.fromkeys(page.id for page in pages)
         self._items: dict[tuple[str, str], str] = {}
+        self._patterns: dict[str, str] = {}
         for page in pages:
             if page.collection is not None:
-                self._items.setdefault((COLLECTIONS[page.collection].link, page.item), page.id)
+                link = COLLECTIONS[page.collection].link
+                self._items.setdefault((link, page.item), page.id)
+                self._patterns.setdefault(link, page.pattern)
 
     def key_of(self, target: tuple[str, ...]) -> str:
         return self._items.get(target) or "/".join(target)
 
-    def has(self, target: tuple[str, ...]) -> bool:
-        """Whether ``target`` names a page of this site."""
-        return self.key_of(tuple(target)) in self.keys
+    def pattern_path(self, link: str, locale: LocaleConfig) -> str | None:
+        """Where the pages a link word leads to live, the record's key as its placeholder ("en/models/{model}.html");
+        None where the site makes none."""
+        pattern = self._patterns.get(link)
+        return None if pattern is None else page_path(locale.segment, pattern)
 
     def path(self, target: tuple[str, ...], locale: LocaleConfig) -> str:
         key = self.key_of(tuple(target))

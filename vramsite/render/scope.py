@@ -95,14 +95,14 @@ class ScopeServices:
         if locale.segment not in self.calculator_files:
             self.calculator_files[locale.segment] = apart(
                 lambda: calculator_data(self.guide, self.formatter(locale), self.catalogs[locale.segment],
-                                        pages=self.model_pages(locale, posixpath.dirname(calculator_path(locale.segment)))))
+                                        model_page=self._model_page_pattern(locale)))
         return self.calculator_files[locale.segment]
 
-    def model_pages(self, locale, folder: str) -> dict[str, str]:
-        """Each real model's page in ``locale``, as a URL from ``folder``: those the site makes."""
-        targets = {model.id: (MODEL_PAGES.link, model.id) for model in self.guide.data.catalogue}
-        return {model: relative_url(self.router.path(target, locale), folder)
-                for model, target in targets.items() if self.router.has(target)}
+    def _model_page_pattern(self, locale) -> str | None:
+        """Where a real model's page in ``locale`` is, as a URL from the language's calculator data, the model's id
+        as ``{model}``; None where the site makes no model pages."""
+        path = self.router.pattern_path(MODEL_PAGES.link, locale)
+        return None if path is None else relative_url(path, posixpath.dirname(calculator_path(locale.segment)))
 
 
 class Scope:
@@ -222,9 +222,9 @@ class Scope:
     def _model_page(self, model: dict) -> str | None:
         """The URL of ``model``'s page from this one; None where it has none, or this is it."""
         target = (MODEL_PAGES.link, model["id"])
-        if not self.services.router.has(target) or self.services.router.path(target, self.locale) == self.page_path:
+        if model["shape"] != "layers" or self.services.router.pattern_path(MODEL_PAGES.link, self.locale) is None:
             return None
-        return self.resolve(target)
+        return None if self.services.router.path(target, self.locale) == self.page_path else self.resolve(target)
 
     def stats(self, items) -> Markup:
         template = self.services.layout.get_template(f"partials/stats.{self.mode}")

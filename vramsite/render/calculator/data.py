@@ -5,7 +5,6 @@ lookup ranks them), the display rules, and every word the script may print."""
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from dataclasses import replace
 from decimal import Decimal
 
@@ -70,10 +69,9 @@ def _method_data(method) -> dict:
     }
 
 
-def _model_data(model, guide: Guide, pages: Mapping[str, str]) -> dict:
+def _model_data(model, guide: Guide) -> dict:
     """A model's sizes as the templates take them: a reference shape's, or a real model's (its layers are in its
-    own templates, in its calculator file: ``model_files``), with the format it ships in where an engine serves it,
-    and its page where ``pages`` has one."""
+    own templates, in its calculator file: ``model_files``), with the format it ships in where an engine serves it."""
     if isinstance(model, Model):
         return {"id": model.id, "name": model.name, "shape": "reference", "params": _num(model.params_billion),
                 "layers": model.layers, "kv_heads": model.kv_heads, "head_dim": model.head_dim}
@@ -82,8 +80,7 @@ def _model_data(model, guide: Guide, pages: Mapping[str, str]) -> dict:
             "layer_count": model.layer_count, "hidden": model.hidden_size,
             "experts": [model.experts.total, model.experts.active] if model.experts else None,
             **({"native": guide.catalogue_model(model.id).native_format().id} if guide.serves else {}),
-            **({"as_shipped": model.context_scaling.as_shipped} if model.context_scaling else {}),
-            **({"page": pages[model.id]} if model.id in pages else {})}
+            **({"as_shipped": model.context_scaling.as_shipped} if model.context_scaling else {})}
 
 
 def _offer_data(offer, guide: Guide, pool: Pool) -> dict:
@@ -241,9 +238,10 @@ def check_plural_rule(catalog: Catalog) -> None:
 
 
 def calculator_data(guide: Guide, fmt: Formatter, catalog: Catalog, default_model: str | None = None,
-                    pages: Mapping[str, str] | None = None) -> dict:
-    """What the script needs for one language of one site; ``default_model`` is the model it opens with, ``pages``
-    each real model's page in this language, as a URL from the folder of the data's file (``calculator_path``)."""
+                    model_page: str | None = None) -> dict:
+    """What the script needs for one language of one site; ``default_model`` is the model it opens with,
+    ``model_page`` where a real model's page in this language is, as a URL from the folder of the data's file
+    (``calculator_path``) with the model's id as ``{model}``."""
     data = guide.data
     models = (*data.models, *data.catalogue)
     kv = default_kv_format(guide)
@@ -253,7 +251,8 @@ def calculator_data(guide: Guide, fmt: Formatter, catalog: Catalog, default_mode
     offered = [_offer_data(offer, guide, pool) for offer in offers]
     own = [_model_formulas(guide, model, counts) for model in data.catalogue]
     return {
-        "models": [_model_data(model, guide, pages or {}) for model in models],
+        "models": [_model_data(model, guide) for model in models],
+        "model_page": model_page,
         "engines": serving_engines(guide),
         "serving_kv": serving_kv(guide),
         "formats": format_labels(guide),
