@@ -49,11 +49,12 @@ def _config_text(fmt: Formatter, gpu, count: int) -> str:
     return InlineRenderer.plain(fmt).render(Text(gpu.name) if count == 1 else cards_label(count, Text(gpu.name)))
 
 
-def answer(guide: Guide, fmt: Formatter, catalog: Catalog, case: Case) -> dict:
-    """What the calculator shows for ``case``, by the tables' own calculation and formatting."""
+def answer(guide: Guide, fmt: Formatter, catalog: Catalog, case: Case, drawn: int | None = None) -> dict:
+    """What the calculator shows for ``case``, by the tables' own calculation and formatting; ``drawn``: see
+    ``served_answer``."""
     weight_format = serving_format(guide, case)
     if weight_format is not None:
-        return served_answer(guide, fmt, catalog, case, weight_format)
+        return served_answer(guide, fmt, catalog, case, weight_format, drawn)
     method = resolve_method(guide, case)
     need = need_of(guide, case)
     lines = [_line(fmt, need.weights)]
@@ -103,10 +104,14 @@ def answer(guide: Guide, fmt: Formatter, catalog: Catalog, case: Case) -> dict:
 # -- a catalogue model served by its engine (calc/serving.py) ---------------------------------------------
 
 
-def served_answer(guide: Guide, fmt: Formatter, catalog: Catalog, case: Case, format_id: str) -> dict:
+def served_answer(guide: Guide, fmt: Formatter, catalog: Catalog, case: Case, format_id: str,
+                  drawn: int | None = None) -> dict:
     """The case as the format's engine answers it: the weights and the sequences' cache as lines, then every
     offer on which the engine starts with the case's context and holds its sequences, from the same verdicts the
-    model pages give (calc/serving.py); calculator.js ``servedAnswer`` works the same from the data."""
+    model pages give (calc/serving.py); calculator.js ``servedAnswer`` works the same from the data.
+
+    ``drawn``: only the first ``drawn`` offers get their speed cells, the rest empty ones (the page draws those
+    offers, the script the rest), and ``speeds`` says whether any offer would have them; None: every offer."""
     view = guide.catalogue_model(case.model)
     weight_format = guide.weight_format(format_id)
     engine = serving_engine_of(guide, case, format_id)
@@ -137,17 +142,22 @@ def served_answer(guide: Guide, fmt: Formatter, catalog: Catalog, case: Case, fo
     speed_of = _speed_of(guide, fmt, view, weight_format, engine, b, case)
     market = guide.market
     prices = []
+    speeds = False
     for offer in guide.serving_offers(_card_asked(guide, case)):
         verdict = view.serve(format_id, offer.gpu, offer.count, engine_id=engine.id)
         room = kv_room_gib(verdict)
         if room is None:
             continue
+        speed = speed_of if drawn is None or len(result["offers"]) < drawn else _no_speeds(fmt)
         row = _served_row(fmt, market, engine, view, offer, room.value * BYTES_PER_GIB,
-                          verdict.weights_gib.value * BYTES_PER_GIB, b, case, speed_of)
+                          verdict.weights_gib.value * BYTES_PER_GIB, b, case, speed)
         if row is not None:
             row, price = row
             result["offers"].append(row)
             prices.append(price)
+            speeds = speeds or guide.gpu(offer.gpu.id).states_speeds
+    if drawn is not None:
+        result["speeds"] = speeds
     if result["offers"]:
         result["choice"] = _first_choice(result["offers"], prices)
     elif case.card is not None:
@@ -222,6 +232,11 @@ def _speed_of(guide: Guide, fmt: Formatter, view, weight_format, engine, b: Figu
         return {**guide._verdicts.fetch(("calculator one sequence", *key), one_sequence),
                 **guide._verdicts.fetch(("calculator full batch", *key, sequences), lambda: full_batch(sequences))}
     return cells_on
+
+
+def _no_speeds(fmt: Formatter):
+    """An offer's speed cells left empty (``served_answer``'s offers past those drawn)."""
+    return lambda offer, room_bytes: _speed_cells(fmt, {})
 
 
 def _full_batch(engine, view, offer, b: Figure, case: Case, room_bytes: Decimal) -> int:

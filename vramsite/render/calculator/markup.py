@@ -64,7 +64,8 @@ def calculator_block(guide: Guide, fmt: Formatter, catalog: Catalog, language_da
     return {"data": data, "defaults": data["defaults"], "opening_model": opening, "ui": data["ui"],
             "custom_fields": CUSTOM_FIELDS,
             "data_json": Markup(_json(page).replace("<", "\\u003c")),
-            "answer_html": Markup(answer_html(answer(guide, fmt, catalog, default_case(data)), data))}
+            "answer_html": Markup(answer_html(answer(guide, fmt, catalog, default_case(data), data["offers_shown"]),
+                                              data))}
 
 
 def answer_html(result: dict, data: dict) -> str:
@@ -124,7 +125,7 @@ def offer_heads(result: dict) -> list[str]:
     heads = ["Configuration", "Price", "Headroom per card", "Per card"]
     if any(offer["ceiling"] for offer in offers):
         heads.append("Decode ceiling")
-    if any(offer["one"] for offer in offers):
+    if result.get("speeds", any(offer["one"] for offer in offers)):
         heads += SPEED_HEADS.values()
     return heads
 
