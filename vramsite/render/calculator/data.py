@@ -69,7 +69,7 @@ def _method_data(method) -> dict:
     }
 
 
-def _model_data(model, guide: Guide) -> dict:
+def model_data(model, guide: Guide) -> dict:
     """A model's sizes as the templates take them: a reference shape's, or a real model's (its layers are in its
     own templates, in its calculator file: ``model_files``), with the format it ships in where an engine serves it."""
     if isinstance(model, Model):
@@ -251,7 +251,7 @@ def calculator_data(guide: Guide, fmt: Formatter, catalog: Catalog, default_mode
     offered = [_offer_data(offer, guide, pool) for offer in offers]
     own = [_model_formulas(guide, model, counts) for model in data.catalogue]
     return {
-        "models": [_model_data(model, guide) for model in models],
+        "models": [model_data(model, guide) for model in models],
         "model_page": model_page,
         "engines": serving_engines(guide),
         "serving_kv": serving_kv(guide),
