@@ -33,6 +33,7 @@ from ..render.markdown import make_markdown
 from ..render.scope import ScopeServices
 from ..render.services import ChartService, Events, Formatters, PageFacts, TableService, freeze
 from . import downloads
+from .in_page_importer import FOLDER as IMPORTER_FOLDER, importer_files
 from .incremental import PageMemory, PageRecord
 from .pages import Assets, PageRenderer, PageServices, RenderedPage
 from .parallel import map_in_fresh_workers
@@ -124,7 +125,15 @@ class SiteBuild:
     def scope_services(self) -> ScopeServices:
         return ScopeServices(guide=self.guide, site=self.data.site, pricing=self.data.pricing, layout=self.layout_env,
                              router=self.router, tables=self.tables, charts=self.charts, catalogs=self.catalogs,
-                             formatter=self.formatter)
+                             formatter=self.formatter, importer=IMPORTER_FOLDER if self.importer_files else None)
+
+    @cached_property
+    def importer_files(self) -> dict[str, bytes]:
+        """The in-page importer (publish/in_page_importer.py), where the site has real models and Pyodide's runtime
+        can be had; else none."""
+        if not self.guide.serves or not self.data.catalogue:
+            return {}
+        return importer_files(self.root / "data", tuple(locale.gettext for locale in self.data.site.locales))
 
     @cached_property
     def renderer(self) -> PageRenderer:
@@ -180,6 +189,8 @@ class SiteBuild:
             files.add(path, content, "templates")
         for path, content in self.assets.files.items():
             files.add(path, content, "templates/static")
+        for path, content in self.importer_files.items():
+            files.add(path, content, "vramsite/publish/in_page_importer.py")
         languages = {locale.segment: InlineRenderer.plain(self.formatter(locale)) for locale in self.data.site.locales}
         for path, content in downloads.download_files(self.tables.lazily(), languages, written).items():
             files.add(path, content, "vramsite/tables")

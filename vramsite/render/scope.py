@@ -86,6 +86,9 @@ class ScopeServices:
     calculators: ReadCache = field(default_factory=ReadCache)
     """The calculator's default answer, by (language, model, card): worked out once per build, and every page
     that takes one reads what working it out read."""
+    importer: str | None = None
+    """Where the in-page importer's files are in the site (publish/in_page_importer.py); None: the site has none,
+    and the calculator offers no "Paste a config.json"."""
     calculator_files: dict = field(default_factory=dict)
     """Each language's calculator data, the file its pages' scripts fetch: made once per build."""
 
@@ -204,7 +207,8 @@ class Scope:
 
     def calculator(self, model: str | None = None, card: str | None = None) -> Markup:
         """The in-page calculator, opening on ``model`` (the site's first model by default) and offering ``card``
-        alone where given (any card by default); nothing in the twin, which has no script to run it."""
+        alone where given (any card by default), with "Paste a config.json" where it opens on no model of its own
+        and the site has the in-page importer; nothing in the twin, which has no script to run it."""
         if self.mode == MD:
             return Markup("")
         guide, cache = self.services.guide, self.services.calculators
@@ -216,7 +220,10 @@ class Scope:
         models = relative_url(MODEL_FOLDER, here) if guide.data.catalogue else None
         source = relative_url(calculator_path(self.locale.segment), here)
         page = self._model_page(block["opening_model"])
-        text = template.render(self.template_context(**block, models_url=models, source_url=source, model_page=page))
+        # A model page's form is for its own model: a config is pasted where the form opens on none of its own.
+        importer = relative_url(self.services.importer, here) if self.services.importer and model is None else None
+        text = template.render(self.template_context(**block, models_url=models, source_url=source, model_page=page,
+                                                     importer_url=importer))
         return Markup("\n".join(line for line in text.split("\n") if line.strip()))  # one HTML block
 
     def _model_page(self, model: dict) -> str | None:
