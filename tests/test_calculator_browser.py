@@ -21,6 +21,7 @@ from calculator_support import SITES, SiteCalculator, state_of
 from vramsite.render.calculator import INFERENCE, Case, calculator_path, model_path
 from vramsite.render.calculator.markup import PAGE_UI, default_case
 from site_support import write_files
+from test_model_import import CONFIGS
 
 pytestmark = needs_chromium
 
@@ -171,6 +172,40 @@ def test_the_answer_links_to_its_models_page_where_the_site_has_one(served, brow
     Select(browser.find_element("name", "model")).select_by_value(first["id"])
     WebDriverWait(browser, 10).until(lambda _: page_link().is_displayed())
     assert urlparse(page_link().get_attribute("href")).path == f"/{locale.segment}/models/{first['id']}.html"
+
+
+def test_a_pasted_config_is_answered_as_the_sites_own_model_from_it(served, browser):
+    """Mistral 7B v0.1's config, pasted, is sized in the browser by the site's own importer and calculation (the
+    in-page importer): its answer reads as the catalogue's Mistral 7B v0.1, which was imported from the same file;
+    a config the importer refuses is refused beside the box, with its line and field."""
+    site, out, base = served
+    from selenium.webdriver.support.ui import Select, WebDriverWait
+
+    locale = site.locales()[-1]
+    browser.get(f"{base}/{locale.segment}/{_guide_page(site)}")
+    data = _page_data(browser)
+    if not (out / "assets" / "importer" / "pyodide.mjs").is_file():
+        assert not browser.find_elements("css selector", ".calc-paste")
+        pytest.skip("this site is built without the in-page importer")
+    text = (CONFIGS / "mistral-7b-v0.1.json").read_text(encoding="utf-8")
+    box, said = browser.find_element("id", "calc-config"), browser.find_element("id", "calc-config-error")
+    browser.find_element("css selector", ".calc-paste summary").click()
+    bad = text.replace('"num_key_value_heads": 8', '"num_key_value_heads": 5')
+    browser.execute_script("arguments[0].value = arguments[1]", box, bad)
+    browser.find_element("css selector", ".calc-size").click()
+    WebDriverWait(browser, 180).until(lambda _: "num_key_value_heads" in said.text)
+    assert said.text.startswith("config.json:")
+    browser.execute_script("arguments[0].value = arguments[1]", box, text)
+    browser.find_element("css selector", ".calc-size").click()
+    WebDriverWait(browser, 60).until(lambda driver: driver.find_element("name", "model").get_attribute("value")
+                                     == "pasted-config")
+    assert said.text == ""
+    chosen = Select(browser.find_element("name", "model")).first_selected_option.text
+    assert chosen == browser.find_element("css selector", ".calc-paste").get_attribute("data-name")
+    pasted = _answer_text(browser)
+    assert not browser.find_element("css selector", ".calc-link").is_displayed()
+    Select(browser.find_element("name", "model")).select_by_value("mistral-7b-v0.1")
+    WebDriverWait(browser, 10).until(lambda _: _answer_text(browser) == pasted)
 
 
 def test_the_finder_narrows_the_model_list_to_what_the_reader_types(served, browser):

@@ -266,10 +266,8 @@ var VramCalculator = (function () {
       row[name + "_explain"] = speed ? w.explain(speed[name]) : "";
     });
   }
-  // What an offer decodes (answer.py _speed_of): one sequence and what a million of its tokens cost, the full batch
-  // the engine holds there (its room's sequences at most its limit; the sequences asked for where it sizes its
-  // cache to the request) and what a million tokens cost at it, and the seconds to the first token of a prompt of
-  // the case's context; null where the pages give the card no speeds.
+  // What an offer decodes (answer.py _speed_of): one sequence, the full batch the engine holds there, what a
+  // million tokens cost at each, the seconds to the first token; null where the pages give the card no speeds.
   function servedSpeed(data, c, f, held, o, room) {
     var t = data.formulas.served, own = modelFile(data, c).formulas, card = findById(data.cards, o.card), m = c.model;
     if (!t.speed || !card || !card.rates) return null;
@@ -580,18 +578,15 @@ var VramCalculator = (function () {
 
   var FIELDS = ["model", "method", "precision", "format", "engine", "card", "kv_precision", "context", "batch", "params", "layers", "kv_heads", "head_dim"];
   function init(root) {
-    // The page holds the case it opens on; the language's data is one file for every page (data-source,
-    // render/calculator/data.py calculator_file), and a real model's own templates and what each engine keeps on
-    // each card one file per model (data-models, model_files), fetched when a reader asks about that model. Until
-    // a file an answer needs is here, the page's own answer stays, or the reader is told.
+    // The page holds its own case; the language's data (data-source) and each real model's file (data-models)
+    // are fetched (render/calculator/data.py). Until a file an answer needs is here, the page's answer stays.
     var page = JSON.parse(root.querySelector("script[type='application/json']").textContent), data = null;
     var form = root.querySelector("form"), out = root.querySelector(".calc-out"), status = root.querySelector(".calc-status"), link = root.querySelector(".calc-link");
     var modelPage = root.querySelector(".calc-page"), sourceUrl = new URL(root.getAttribute("data-source"), window.location.href);
     var query = new URLSearchParams(window.location.search), asked = false;
     FIELDS.forEach(function (name) { if (query.has(name) && form.elements[name]) { form.elements[name].value = query.get(name); asked = true; } });
-    // The page's own answer stands for its own case: a model's file is fetched once the reader asks for more
-    // (a change, a link that asks, the configurations behind "More configurations"); once the case is the
-    // reader's, a file on its way is said to be loading.
+    // A model's file is fetched once the reader asks for more than the page's own case (a change, a link that
+    // asks, "More configurations"); from then on, a file on its way is said to be loading.
     var answerWanted = asked, changed = asked;
     var shown = out.innerHTML, lastAnswer = null, dataFailed = false, filesBase = root.getAttribute("data-models"), filesAsked = {}, filesFailed = {};
     function fetched(url) {
@@ -610,7 +605,7 @@ var VramCalculator = (function () {
     }
     // The chosen real model's page, where the site has one and it is not this page.
     function showModelPage(model) {
-      var listed = findById(data.models, model), paged = listed && listed.shape === "layers" && data.model_page;
+      var listed = findById(data.models, model), paged = listed && listed.shape === "layers" && !listed.pasted && data.model_page;
       var url = paged && new URL(data.model_page.replace("{model}", encodeURIComponent(listed.id)), sourceUrl);
       var elsewhere = !!url && url.pathname !== window.location.pathname;
       modelPage.hidden = !elsewhere;
@@ -657,6 +652,7 @@ var VramCalculator = (function () {
       var params = new URLSearchParams();
       FIELDS.forEach(function (name) { if (raw[name] !== undefined && (result.fields[name] === undefined || result.fields[name])) params.set(name, raw[name]); });
       link.href = "?" + params.toString() + "#calculator";
+      link.hidden = !!(findById(data.models, raw.model) || {}).pasted;  // a link cannot carry a pasted config
       showModelPage(result.state ? result.state.model : raw.model);
       if (byReader) {
         status.textContent = said;
@@ -682,6 +678,19 @@ var VramCalculator = (function () {
       if (!found.length) return;
       var kept = found.some(function (m) { return m.id === select.value; }) || (select.value === "custom" && !finder.value.trim());
       listModels(select, found, kept ? select.value : found[0].id);
+    });
+    // "Paste a config.json": assets/paste.js, beside the importer, sizes the config and lists its model.
+    var paste = root.querySelector(".calc-size");
+    if (paste) paste.addEventListener("click", function () {
+      if (data) import(new URL(root.dataset.importer + "/../paste.js", location.href).href).then(function (m) {
+        m.sizePasted(root, data, function (model, file) {
+          data.models = data.models.filter(function (m) { return !m.pasted; }).concat([model]);
+          data.model_files[model.id] = file;
+          listModels(form.elements.model, data.models, model.id);
+          if (form.elements.format) form.elements.format.value = model.native;
+          update(true);
+        });
+      });
     });
     fetched(root.getAttribute("data-source")).then(function (found) {
       found.defaults = page.defaults;

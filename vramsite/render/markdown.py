@@ -71,9 +71,9 @@ class UnsafeMarkup(ValueError):
 
 
 HTML_ELEMENTS = frozenset("""
-    a abbr b br caption code col colgroup dd details div dl dt em figcaption figure form h1 h2 h3 h4 h5 h6 hr i
-    input label li ol optgroup option p pre script section select small span strong sub summary sup table tbody td
-    tfoot th thead time tr ul
+    a abbr b br button caption code col colgroup dd details div dl dt em figcaption figure form h1 h2 h3 h4 h5 h6 hr
+    i input label li ol optgroup option p pre script section select small span strong sub summary sup table tbody td
+    textarea tfoot th thead time tr ul
 """.split())
 """HTML the engine's partials write (tables, the calculator, stats), and plain formatting a site's partial may add.
 Never: iframe, object, embed, base, meta, link, style, template, img (a picture is a Markdown image)."""
@@ -85,7 +85,7 @@ SVG_ELEMENTS = frozenset("""
 ATTRIBUTES = frozenset("""
     alt autocomplete class colspan cx cy d datetime defer dominant-baseline download dx dy fill fill-opacity font-family
     font-size font-weight for headers height hidden href id inputmode lang name novalidate offset opacity open
-    patterntransform patternunits points r rel role rowspan rx ry scope selected span src stop-color stroke
+    patterntransform patternunits points r rel role rows rowspan rx ry scope selected span spellcheck src stop-color stroke
     stroke-dasharray stroke-linecap stroke-linejoin stroke-opacity stroke-width style tabindex text-anchor title
     transform type value viewbox width x x1 x2 xmlns y y1 y2
 """.split())

@@ -42,6 +42,13 @@ def opening_on(data: dict, model: str | None, card: str | None = None) -> dict:
 PAGE_UI = ("Loading the calculator's figures…",
            "The calculator's figures could not be loaded; reload the page to try again.")
 """What a page's calculator may say before its language's data (``calculator_file``) is in hand."""
+PASTE_UI = {"summary": "Paste a config.json", "label": "A model's config.json as its publisher gives it: your "
+            "browser reads it by the rules the site's own models are read by, and sizes it as it sizes them.",
+            "button": "Size this model", "name": "Your config.json", "empty": "Paste a config.json first.",
+            "loading": "Loading the importer (about 15 MB, once)…", "sizing": "Sizing your config.json…",
+            "failed": "The importer could not be loaded; reload the page to try again."}
+"""What "Paste a config.json" says (assets/paste.js), in the page alone: the language's data stays the same size
+for every page that has no paste field."""
 
 
 def _json(value) -> str:
@@ -62,6 +69,7 @@ def calculator_block(guide: Guide, fmt: Formatter, catalog: Catalog, language_da
     # Inside <script>, "</script>" or "<!--" in a name would end the data early: no "<" is written raw.
     opening = next(item for item in data["models"] if item["id"] == data["defaults"]["model"])
     return {"data": data, "defaults": data["defaults"], "opening_model": opening, "ui": data["ui"],
+            "paste_ui": {key: catalog.gettext(msgid) for key, msgid in PASTE_UI.items()},
             "custom_fields": CUSTOM_FIELDS,
             "data_json": Markup(_json(page).replace("<", "\\u003c")),
             "answer_html": Markup(answer_html(answer(guide, fmt, catalog, default_case(data), data["offers_shown"]),
