@@ -30,7 +30,11 @@ export function sizePasted(root, data, choose) {
   importer = importer || loadImporter(root);
   importer.then(function (size) {
     var found = JSON.parse(size("/importer/site", text));
-    if (found.problems) { said.textContent = found.problems.join(" "); return; }
+    if (found.problems) {  // one line each, as the importer words them
+      said.style.whiteSpace = "pre-line";
+      said.textContent = found.problems.join("\n");
+      return;
+    }
     said.textContent = "";
     choose(Object.assign({}, found.model, { name: words.name, pasted: true }), found.file);
   }, function () { importer = null; said.textContent = words.failed; });
