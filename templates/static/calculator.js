@@ -1,14 +1,10 @@
-// The in-page calculator. It evaluates the formulas the build hands it as data (vramsite/render/calculator/
-// formulas.py: each one what vramsite/calc builds, written as an expression tree) over the numbers a reader types,
-// exactly: every value is a fraction of BigInts, and a figure is rounded half up only when it is printed, as
-// vramsite/render/numbers.py does. Its own are the evaluator, the rounding rule, the selection rules and the form.
-// The tests run this file in Node and in Chromium and hold every string it prints to the build's own.
+// The in-page calculator: the build's formulas (render/calculator/formulas.py) evaluated in exact fractions,
+// rounded half up when printed (render/numbers.py). docs/editing.md, "The calculator on a page".
 "use strict";
 var VramCalculator = (function () {
   // -- exact fractions ---------------------------------------------------------
   function gcd(a, b) { if (a < 0n) a = -a; while (b) { var t = a % b; a = b; b = t; } return a; }
-  // Reduced by their greatest common divisor once they grow past BIG: a long product of exact decimals is
-  // worked in full and cut down now and then, rather than at every step (the value is the same either way).
+  // Reduced by their greatest common divisor only once they grow past BIG (the value is the same either way).
   var BIG = 1n << 512n;
   function Q(n, d) {
     if (d === undefined) d = 1n;
@@ -32,8 +28,7 @@ var VramCalculator = (function () {
   function cmp(a, b) { var x = a.n * b.d, y = b.n * a.d; return x < y ? -1 : x > y ? 1 : 0; }
   function ceil(a) { var q = a.n / a.d; return Q(a.n > q * a.d ? q + 1n : q); }
   function int(v) { return Q(BigInt(v)); }
-  // a^k for a whole k ≥ 0, by squaring, each product cut to 40 decimals (the build works this one power to 28
-  // significant digits; an exact power of a large batch would take the page seconds).
+  // a^k for a whole k ≥ 0, by squaring, each product cut to 40 decimals (an exact power would take seconds).
   var POW_SCALE = 10n ** 40n;
   function cut(a) { return Q(a.n * POW_SCALE / a.d, POW_SCALE); }
   function powQ(a, k) {
@@ -54,9 +49,7 @@ var VramCalculator = (function () {
   function floorQ(a) { var q = a.n / a.d; return a.n < 0n && q * a.d !== a.n ? q - 1n : q; }
 
   // -- formulas: the templates the build hands over (vramsite/render/calculator/formulas.py) --------------
-  // Each node of a pool (data.formulas.nodes; a real model's own in its file, data.model_files[id].formulas.nodes)
-  // is an input (n), a number (v), or an operation (o) on the nodes at the places t, scaled by s; the script
-  // knows the operations and nothing of what the formulas size.
+  // A node: an input (n), a number (v), or an operation (o) on the nodes at the places t, scaled by s.
   var OPERATIONS = {
     "×": function (v) { return v.reduce(mul, ONE); },
     "÷": function (v) { return div(v[0], v[1]); },
@@ -217,8 +210,7 @@ var VramCalculator = (function () {
     return { model: model, method: method, kv: kv, context: state.context, batch: state.batch,
       format: servedFormat(data, state), engine: state.engine, card: state.card };
   }
-  // The weight format a state is served in, where the format's engine sizes it (calc/serving.py; answer.py
-  // serving_format): the state's where the model offers it, else the one the model ships in.
+  // The weight format a state is served in, where its engine sizes it (answer.py serving_format).
   function servedFormat(data, state) {
     var model = findById(data.models, state.model);
     if (!model || model.native === undefined || state.method !== "inference") return null;
@@ -304,7 +296,7 @@ var VramCalculator = (function () {
     prices.forEach(function (p, i) { if (lowest < 0 || cmp(p, prices[lowest]) < 0) lowest = i; });
     return lowest >= 0 && cmp(prices[lowest], prices[0]) < 0 ? lowest : -1;
   }
-  // The first of the offers, the one the selection rule prefers, with the cheapest beside it where that costs less.
+  // The selection rule's pick, with the cheapest beside it where that costs less.
   function firstChoice(offers) {
     var choice = { config: offers[0].config, price: offers[0].price, tight: offers[0].tight };
     var found = cheapestAfter(offers.map(function (o) { return o.price_value; }));
@@ -490,8 +482,7 @@ var VramCalculator = (function () {
   }
 
   // -- what the reader typed ---------------------------------------------------------
-  // Which fields a state reads: the custom shape only for a custom model, context and batch only where
-  // the site and the method count a KV cache.
+  // Which fields a state reads (the custom shape's for a custom model; context and batch with a KV cache).
   function fieldsOf(data, raw) {
     var method = raw.method === "inference" ? data.inference[raw.precision] : findById(data.methods, raw.method);
     var kv = data.kv_precisions.length > 0 && (!method || method.kv_cache);
@@ -502,8 +493,7 @@ var VramCalculator = (function () {
   }
   // A context as model cards write one: "8k", "128K" count thousands of 1,024 tokens (128k = 131,072).
   var TOKENS_PER_K = 1024n;
-  // The reader's number as plain digits: as typed, grouped as the page prints numbers ("8,192", the language's
-  // group separator between groups of three), or for a context in thousands of tokens; null where it is none.
+  // The reader's number as plain digits ("8,192", "8k" for a context); null where it is none.
   function plainNumber(text, group, inK) {
     var s = String(text == null ? "" : text).trim();
     var k = inK ? /^(\d+(?:\.\d+)?)\s*[kK]$/.exec(s) : null;
@@ -554,8 +544,7 @@ var VramCalculator = (function () {
   }
 
   // -- the page ------------------------------------------------------------------
-  // The page lists the model it opens on; the rest come from the language's data, before the reader's own
-  // option (custom), and the model a link asked for is chosen once it is listed.
+  // The models of the language's data, before the custom option; the one a link asked for chosen once listed.
   function listModels(select, models, chosen) {
     var custom = select.querySelector("option[value='custom']");
     Array.prototype.slice.call(select.options).forEach(function (option) { if (option !== custom) option.remove(); });
