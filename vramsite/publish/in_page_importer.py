@@ -41,10 +41,14 @@ ZIP_TIME = (1980, 1, 1, 0, 0, 0)
 """Every zipped file's time: the same bytes from the same files."""
 
 
-def importer_files(data_dir: Path, languages: tuple[str, ...], cache: Path | None = None) -> dict[str, bytes]:
+RUNTIME_CACHE = ENGINE_ROOT.parent / ".cache" / "pyodide" / PYODIDE_VERSION
+"""Where the runtime is kept once fetched: beside the engine, shared by every site and test build."""
+
+
+def importer_files(data_dir: Path, languages: tuple[str, ...]) -> dict[str, bytes]:
     """The in-page importer's files by site path, for a site whose data is ``data_dir`` and whose languages are
     ``languages`` (babel's names: "en", "zh_CN"); empty where Pyodide's runtime cannot be had."""
-    runtime = runtime_files(cache or ENGINE_ROOT.parent / ".cache" / "pyodide" / PYODIDE_VERSION)
+    runtime = runtime_files(RUNTIME_CACHE)
     if runtime is None:
         return {}
     return {**{f"{FOLDER}/{name}": content for name, content in runtime.items()},
