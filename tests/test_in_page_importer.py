@@ -35,6 +35,15 @@ def published():
     return build, files
 
 
+@pytest.fixture(scope="module")
+def published_entries(published) -> dict:
+    """model -> its entry in the first language's calculator data, as published."""
+    build, _ = published
+    segment = build.data.site.locales[0].segment
+    data = json.loads(build.calculator_files(build.data.site.locales[0])[f"data/{segment}/calculator.json"])
+    return {model["id"]: model for model in data["models"]}
+
+
 def _pasted(tmp_path: Path, text: str) -> dict:
     site = tmp_path / "site"
     shutil.copytree(ROOT / "data", site / "data")
@@ -47,15 +56,15 @@ or a RoPE scaling (every architecture, those among them too, is pasted in Pyodid
 
 
 @pytest.mark.parametrize("fixture, options", SIZED_ALIKE, ids=[fixture for fixture, _ in SIZED_ALIKE])
-def test_a_pasted_config_is_sized_as_the_site_sizes_its_own_import(tmp_path, published, fixture, options):
+def test_a_pasted_config_is_sized_as_the_site_sizes_its_own_import(tmp_path, published, published_entries, fixture,
+                                                                    options):
     build, _ = published
     found = _pasted(tmp_path, (CONFIGS / f"{fixture}.json").read_text(encoding="utf-8"))
     assert "problems" not in found, found
     assert found["model"]["id"] == PASTED_ID
     own = model_files(build.guide, [options["model_id"]])[options["model_id"]]
     assert found["file"] == json.loads(json.dumps(own, default=str))
-    model = next(item for item in json.loads(build.calculator_files(build.data.site.locales[0])[
-        f"data/{build.data.site.locales[0].segment}/calculator.json"])["models"] if item["id"] == options["model_id"])
+    model = published_entries[options["model_id"]]
     assert {**found["model"], "id": model["id"], "name": model["name"]} == model
 
 

@@ -18,7 +18,8 @@ import yaml
 
 from cli_support import ROOT, run_cli
 from vramsite.errors import InputError
-from vramsite.importers.command import AddOptions, add_model
+from vramsite.importers.catalogue_file import HEADER, appended
+from vramsite.importers.command import AddOptions, add_model, config_entry
 from vramsite.importers.hf_config import ARCHITECTURES, read_model_config
 from vramsite.importers.json_file import read_json
 from vramsite.importers.params import parameter_count, tensor_classes
@@ -952,15 +953,34 @@ CATALOGUE_IMPORTS = [
 ]
 
 
-def write_catalogue(site: Path) -> None:
-    """The site's data/catalogue.yaml as the importer writes it from the fixtures, one model after another."""
+def written_catalogue(site: Path) -> str:
+    """The site's data/catalogue.yaml as the importer makes it from the fixtures, one entry after another, each
+    appended as ``model add`` appends it to a catalogue laid out as the site's (the next test)."""
+    text = HEADER
     for fixture, given in CATALOGUE_IMPORTS:
-        add_model(site, CONFIGS / f"{fixture}.json", AddOptions(**given))
+        text = appended(text, config_entry(site, CONFIGS / f"{fixture}.json", AddOptions(**given)),
+                        given.get("params_note"))
+    return text
 
 
 def test_the_sites_catalogue_is_what_the_importer_writes_from_the_configs(tmp_path):
-    write_catalogue(with_weight_formats(tmp_path))
-    assert (tmp_path / CATALOGUE).read_text(encoding="utf-8") == (ROOT / CATALOGUE).read_text(encoding="utf-8")
+    assert written_catalogue(with_weight_formats(tmp_path)) == (ROOT / CATALOGUE).read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("catalogue", ["the site's", "none yet"])
+def test_model_add_appends_the_entry_and_changes_nothing_before_it(tmp_path, catalogue):
+    """What ``model add`` writes, read back and written out again by ruamel.yaml, is the file before it with the
+    entry's text after: the entry the catalogue's own imports and a page's paste (importers/in_page.py) append."""
+    site = with_weight_formats(tmp_path)
+    before = HEADER
+    if catalogue == "the site's":
+        shutil.copy(ROOT / CATALOGUE, site / CATALOGUE)
+        before = (ROOT / CATALOGUE).read_text(encoding="utf-8")
+    given = options(model_id="phi-again", params_note="an editor's note")
+    add_model(site, CONFIGS / "phi-2.json", given)
+    entry = config_entry(site, CONFIGS / "phi-2.json", given)
+    assert (site / CATALOGUE).read_text(encoding="utf-8") == appended(before, entry, "an editor's note")
+    assert catalogue_models(site)[-1]["id"] == "phi-again"
 
 
 def test_the_sites_catalogue_reads_with_the_sites_own_reader():

@@ -72,6 +72,13 @@ def with_entry(document: CommentedMap, entry: dict, note: str | None) -> str:
     return _dump(_yaml(), document)
 
 
+def appended(text: str, entry: dict, note: str | None) -> str:
+    """``with_entry`` for a catalogue already laid out as it writes one (``load_catalogue`` checks that layout): the
+    entry's text added at the end, without reading the file into ruamel.yaml and writing it out again, which takes
+    most of a second for the site's catalogue (and a page's paste runs in the browser)."""
+    return (text if text.endswith("\n") else text + "\n") + entry_text(entry, note)
+
+
 def entry_text(entry: dict, note: str | None) -> str:
     """The entry as the catalogue shows it, for the command to print."""
     return _dump(_yaml(), CommentedSeq([_commented(entry, note)]))

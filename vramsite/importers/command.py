@@ -56,8 +56,45 @@ class AddOptions:
 def add_model(site: Path, config_path: Path, options: AddOptions, shown_site: str | None = None) -> tuple[str, str]:
     """The entry as YAML, and a one-line summary of what was written. Raises InputError, writing nothing."""
     catalogue_name = f"{shown_site}/{CATALOGUE_FILE}" if shown_site else CATALOGUE_FILE
-    config_name = str(config_path)
     problems: list[Problem] = []
+    read = _read_config(site, config_path, options, shown_site, problems)
+    with editing_sources(site):
+        catalogue = _gathered(problems, read_data_file, site, CATALOGUE_FILE, catalogue_name)
+        document = _gathered(problems, load_catalogue, catalogue.text, catalogue_name) if catalogue else None
+        taken = existing_ids(document) if document is not None else None
+        if taken and read.model_id in taken:
+            problems.append(Problem(catalogue_name, taken[read.model_id], "id",
+                                    f"{read.model_id!r} is already in the catalogue; give another --id"))
+        entry = _entry(read, options, problems)
+        shown = entry_text(entry, options.params_note)
+        if options.dry_run:
+            return shown, f"{catalogue_name}: {read.model_id} not added (--dry-run: nothing written)"
+        catalogue.replace(with_entry(document, entry, options.params_note), "model add")
+    return shown, f"{catalogue_name}: added {read.model_id}"
+
+
+def config_entry(site: Path, config_path: Path, options: AddOptions) -> dict:
+    """The entry ``add_model`` would append for the config, its problems raised as it raises them, but with the
+    catalogue left unread (its ids unchecked): for a caller that appends it to a catalogue of its own."""
+    problems: list[Problem] = []
+    return _entry(_read_config(site, config_path, options, None, problems), options, problems)
+
+
+@dataclass(frozen=True)
+class _Read:
+    """What a config and the options give, each None where a problem was found instead."""
+
+    file: JsonFile | None
+    config: ModelConfig | None
+    parameters: Parameters | None
+    source: Source | None
+    model_id: str | None
+    name: str | None
+
+
+def _read_config(site: Path, config_path: Path, options: AddOptions, shown_site: str | None,
+                 problems: list[Problem]) -> _Read:
+    config_name = str(config_path)
     file = _gathered(problems, read_json, config_path, config_name)
     formats = _gathered(problems, load_weight_formats, site, shown_site)
     rope = _rope_scaling(options, problems)
@@ -65,24 +102,19 @@ def add_model(site: Path, config_path: Path, options: AddOptions, shown_site: st
               if file and formats is not None and rope is not False else None)
     parameters = _parameters(config, config_name, options, problems) if config else None
     source, model_id, name = _identity(config_path, options, problems)
-    with editing_sources(site):
-        catalogue = _gathered(problems, read_data_file, site, CATALOGUE_FILE, catalogue_name)
-        document = _gathered(problems, load_catalogue, catalogue.text, catalogue_name) if catalogue else None
-        taken = existing_ids(document) if document is not None else None
-        if taken and model_id in taken:
-            problems.append(Problem(catalogue_name, taken[model_id], "id",
-                                    f"{model_id!r} is already in the catalogue; give another --id"))
-        if problems:
-            raise InputError(problems)
-        entry = catalogue_entry(model_id, name, config, parameters, source, options.rope_scaling_source)
-        problems = entry_problems(entry, config, file, parameters)
-        if problems:
-            raise InputError(problems)
-        shown = entry_text(entry, options.params_note)
-        if options.dry_run:
-            return shown, f"{catalogue_name}: {model_id} not added (--dry-run: nothing written)"
-        catalogue.replace(with_entry(document, entry, options.params_note), "model add")
-    return shown, f"{catalogue_name}: added {model_id}"
+    return _Read(file, config, parameters, source, model_id, name)
+
+
+def _entry(read: _Read, options: AddOptions, problems: list[Problem]) -> dict:
+    """The catalogue entry; InputError with every problem, those found before among them, where there is any."""
+    if problems:
+        raise InputError(problems)
+    entry = catalogue_entry(read.model_id, read.name, read.config, read.parameters, read.source,
+                            options.rope_scaling_source)
+    problems = entry_problems(entry, read.config, read.file, read.parameters)
+    if problems:
+        raise InputError(problems)
+    return entry
 
 
 def _rope_scaling(options: AddOptions, problems: list[Problem]) -> JsonFile | None | bool:

@@ -2,8 +2,8 @@
 
 The page runs this module in the browser (Pyodide: publish/in_page_importer.py bundles it with the site's data):
 the config is read by the rules `build.py model add` reads it by (hf_config.py), its entry is added to the copy of
-the site's catalogue the browser holds in memory, the site is loaded with it, and the model's calculator data is
-made as the build makes every real model's (render/calculator/data.py). The page's answer for a pasted config is
+the site's catalogue the browser holds in memory (as text: ``catalogue_file.appended``), the site is loaded with it,
+and the model's calculator data is made as the build makes every real model's (render/calculator/data.py). The page's answer for a pasted config is
 therefore the answer the site would publish for it, with no rule written a second time for the script.
 """
 
@@ -19,7 +19,8 @@ from ..calc import Guide
 from ..errors import InputError
 from ..load import load_site
 from ..render.calculator.data import model_data, model_files
-from .command import AddOptions, add_model
+from .catalogue_file import CATALOGUE_FILE, appended
+from .command import AddOptions, config_entry
 
 PASTED_ID = "pasted-config"
 """The id the pasted model takes in the browser's copy of the catalogue."""
@@ -36,7 +37,9 @@ def size_pasted(site: Path, config_text: str) -> dict:
     options = AddOptions(model_id=PASTED_ID, name=CONFIG_NAME, source_repository="pasted",
                          source_file=CONFIG_NAME, source_revision="pasted")
     try:
-        add_model(site, config, options)
+        entry = config_entry(site, config, options)
+        catalogue = site / CATALOGUE_FILE
+        catalogue.write_text(appended(catalogue.read_text(encoding="utf-8"), entry, None), encoding="utf-8")
         guide = Guide(load_site(site))
     except InputError as error:
         return {"problems": [str(replace(problem, file=CONFIG_NAME) if problem.file == str(config) else problem)
