@@ -80,3 +80,15 @@ const past = [...document.querySelectorAll("body *")].filter(e => e.getBoundingC
 return [document.documentElement.scrollWidth, edge, past.join(", ") || "nothing"];
 """
 """The page's width, the window's, and the first elements whose right edge is past the window's."""
+
+
+def load_anew(browser, url: str, timeout: float = 30) -> None:
+    """``browser.get(url)``, returning once a new document has loaded, its deferred scripts run, even where ``url``
+    is the address already shown (a view kept in the address): the driver may return from such a navigation while
+    the new document is still being parsed, and on a loaded machine a check then read the rows unfiltered."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    browser.execute_script("window.loadedBefore = true")
+    browser.get(url)
+    WebDriverWait(browser, timeout).until(lambda driver: driver.execute_script(
+        "return !window.loadedBefore && document.readyState === 'complete'"))

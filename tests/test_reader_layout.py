@@ -13,7 +13,7 @@ import re
 
 import pytest
 
-from browser_support import PHONE, emulate, stop_emulating
+from browser_support import PHONE, emulate, load_anew, stop_emulating
 from live_sites import live_trees
 from site_support import XHTML, find_all, text_of
 from test_browser import SITES, _pages, browser, pytestmark, served  # noqa: F401 - fixtures and the skip mark
@@ -332,7 +332,7 @@ def test_the_models_index_finds_and_orders_models_and_its_address_reproduces_the
             assert view["count"] == template.format(shown=len(wanted), total=total)
             assert view["search"] == "?q=qwen3&order=params%3Adesc"
 
-            browser.get(f"{base}/{page}{view['search']}")
+            load_anew(browser, f"{base}/{page}{view['search']}")
             assert browser.execute_script(FIND_VIEW)["keys"] == wanted, "the address does not reproduce the view"
 
             form = browser.find_element(By.CSS_SELECTOR, "form.table-find")
