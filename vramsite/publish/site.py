@@ -33,7 +33,7 @@ from ..render.markdown import make_markdown
 from ..render.scope import ScopeServices
 from ..render.services import ChartService, Events, Formatters, PageFacts, TableService, freeze
 from . import downloads
-from .in_page_importer import FOLDER as IMPORTER_FOLDER, importer_files
+from .in_page_importer import FOLDER as IMPORTER_FOLDER, RUNTIME_CACHE, importer_files, runtime_files
 from .incremental import PageMemory, PageRecord
 from .pages import Assets, PageRenderer, PageServices, RenderedPage
 from .parallel import map_in_fresh_workers
@@ -125,13 +125,18 @@ class SiteBuild:
     def scope_services(self) -> ScopeServices:
         return ScopeServices(guide=self.guide, site=self.data.site, pricing=self.data.pricing, layout=self.layout_env,
                              router=self.router, tables=self.tables, charts=self.charts, catalogs=self.catalogs,
-                             formatter=self.formatter, importer=IMPORTER_FOLDER if self.importer_files else None)
+                             formatter=self.formatter, importer=IMPORTER_FOLDER if self.has_importer else None)
+
+    @cached_property
+    def has_importer(self) -> bool:
+        """Whether the site offers the in-page importer (publish/in_page_importer.py): it has real models, and
+        Pyodide's runtime can be had. Asked before any page renders; the files are zipped only when written."""
+        return bool(self.guide.serves and self.data.catalogue) and runtime_files(RUNTIME_CACHE) is not None
 
     @cached_property
     def importer_files(self) -> dict[str, bytes]:
-        """The in-page importer (publish/in_page_importer.py), where the site has real models and Pyodide's runtime
-        can be had; else none."""
-        if not self.guide.serves or not self.data.catalogue:
+        """The in-page importer's files where the site has it (``has_importer``); else none."""
+        if not self.has_importer:
             return {}
         return importer_files(self.root / "data", tuple(locale.gettext for locale in self.data.site.locales))
 
