@@ -79,6 +79,18 @@ def test_a_config_the_importer_refuses_is_refused_with_its_line_and_field(tmp_pa
     assert _pasted(tmp_path / "again", "{not json")["problems"][0].startswith("config.json:1: not JSON")
 
 
+def test_a_failure_the_importer_did_not_foresee_is_one_problem_line(tmp_path, monkeypatch):
+    """What the page shows for any config is an answer or problems, never a Python traceback it cannot show."""
+    shutil.copytree(ROOT / "data", tmp_path / "data")
+
+    def fails(*_):
+        raise ZeroDivisionError("division by zero")
+    monkeypatch.setattr("vramsite.importers.in_page.model_files", fails)
+    text = (CONFIGS / "phi-2.json").read_text(encoding="utf-8")
+    assert json.loads(size_pasted_json(str(tmp_path), text)) == {
+        "problems": ["config.json: could not be sized (ZeroDivisionError: division by zero)"]}
+
+
 def test_each_paste_joins_the_catalogue_as_published(tmp_path):
     """The page sizes one paste after another on the same copy of the data: each starts from the published one."""
     shutil.copytree(ROOT / "data", tmp_path / "data")
@@ -86,6 +98,23 @@ def test_each_paste_joins_the_catalogue_as_published(tmp_path):
     first, second = (json.loads(size_pasted_json(str(tmp_path), text)) for _ in range(2))
     assert first == second and "model" in first
     assert (tmp_path / "data" / "catalogue.yaml").read_bytes() == (ROOT / "data" / "catalogue.yaml").read_bytes()
+
+
+def test_without_the_runtime_the_site_offers_no_paste_and_says_why(tmp_path, monkeypatch, capsys):
+    """Offline, with no runtime kept: no importer's files, no paste field (ScopeServices.importer), one line on
+    stderr naming where the files would go."""
+    from vramsite.publish import in_page_importer, site
+
+    def offline(cache):
+        raise OSError("no network")
+    empty = tmp_path / "pyodide"
+    monkeypatch.setattr(in_page_importer, "_fetch_runtime", offline)
+    monkeypatch.setattr(in_page_importer, "RUNTIME_CACHE", empty)
+    monkeypatch.setattr(site, "RUNTIME_CACHE", empty)
+    build = site.SiteBuild(ROOT)
+    assert not build.has_importer and build.importer_files == {} and build.scope_services.importer is None
+    said = capsys.readouterr().err
+    assert "'Paste a config.json' is left out" in said and "no network" in said and str(empty) in said
 
 
 def _one_per_architecture() -> list[Path]:
@@ -134,3 +163,4 @@ for (const file of process.argv.slice(3)) {
 }
 """
 """The page's own steps (calculator.js ``loadImporter``), under Node: one JSON line per config."""
+

@@ -37,5 +37,5 @@ export function sizePasted(root, data, choose) {
     }
     said.textContent = "";
     choose(Object.assign({}, found.model, { name: words.name, pasted: true }), found.file);
-  }, function () { importer = null; said.textContent = words.failed; });
+  }).catch(function () { importer = null; said.textContent = words.failed; });  // not loaded, or Pyodide failed
 }

@@ -3,8 +3,9 @@
 The page runs this module in the browser (Pyodide: publish/in_page_importer.py bundles it with the site's data):
 the config is read by the rules `build.py model add` reads it by (hf_config.py), its entry is added to the copy of
 the site's catalogue the browser holds in memory (as text: ``catalogue_file.appended``), the site is loaded with it,
-and the model's calculator data is made as the build makes every real model's (render/calculator/data.py). The page's answer for a pasted config is
-therefore the answer the site would publish for it, with no rule written a second time for the script.
+and the model's calculator data is made as the build makes every real model's (render/calculator/data.py). The
+page's answer for a pasted config is therefore the answer the site would publish for it, with no rule written a
+second time for the script.
 """
 
 from __future__ import annotations
@@ -50,8 +51,13 @@ def size_pasted(site: Path, config_text: str) -> dict:
 
 def size_pasted_json(site: str, config_text: str) -> str:
     """``size_pasted`` for the page's script, on a fresh copy of the site's data each time (each paste joins the
-    catalogue as it is published): the site's folder as text in, JSON out."""
+    catalogue as it is published): the site's folder as text in, JSON out. The reader's answer to any config is
+    an answer or problems: a failure the importer did not foresee is one problem line too, never a traceback left
+    in the browser's console with the page still saying it is sizing."""
     with tempfile.TemporaryDirectory() as folder:
         shutil.copytree(Path(site) / "data", Path(folder) / "data")
-        found = size_pasted(Path(folder), config_text)
+        try:
+            found = size_pasted(Path(folder), config_text)
+        except Exception as error:  # noqa: BLE001 - the page's boundary: every failure is said beside the box
+            found = {"problems": [f"{CONFIG_NAME}: could not be sized ({type(error).__name__}: {error})"]}
     return json.dumps(found, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
