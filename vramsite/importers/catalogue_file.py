@@ -73,9 +73,10 @@ def with_entry(document: CommentedMap, entry: dict, note: str | None) -> str:
 
 
 def appended(text: str, entry: dict, note: str | None) -> str:
-    """``with_entry`` for a catalogue already laid out as it writes one (``load_catalogue`` checks that layout): the
-    entry's text added at the end, without reading the file into ruamel.yaml and writing it out again, which takes
-    most of a second for the site's catalogue (and a page's paste runs in the browser)."""
+    """``with_entry`` for a catalogue laid out as ``model add`` writes one (the layout ``load_catalogue`` accepts):
+    the entry's text added at the end, without reading the file into ruamel.yaml and writing it out again, which
+    takes most of a second for the site's catalogue (and a page's paste runs in the browser). Nothing checks the
+    layout here: on another one the text may read otherwise, or not at all, and loading it says where."""
     return (text if text.endswith("\n") else text + "\n") + entry_text(entry, note)
 
 
