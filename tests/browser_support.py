@@ -83,12 +83,22 @@ return [document.documentElement.scrollWidth, edge, past.join(", ") || "nothing"
 
 
 def load_anew(browser, url: str, timeout: float = 30) -> None:
-    """``browser.get(url)``, returning once a new document has loaded, its deferred scripts run, even where ``url``
-    is the address already shown (a view kept in the address): the driver may return from such a navigation while
-    the new document is still being parsed, and on a loaded machine a check then read the rows unfiltered."""
+    """``browser.get(url)``, returning once a new document has loaded, its deferred scripts run and its stylesheets
+    applied, even where ``url`` is the address already shown (a view kept in the address). The driver may return
+    from a navigation while the new document is still being parsed: on a loaded machine a check then read the
+    rows unfiltered, or measured a page laid out without its stylesheet (its tables' frames not scrolling)."""
     from selenium.webdriver.support.ui import WebDriverWait
 
     browser.execute_script("window.loadedBefore = true")
     browser.get(url)
-    WebDriverWait(browser, timeout).until(lambda driver: driver.execute_script(
-        "return !window.loadedBefore && document.readyState === 'complete'"))
+    WebDriverWait(browser, timeout).until(
+        lambda driver: driver.execute_script(LOADED), f"{url} did not finish loading with its stylesheets")
+
+
+LOADED = """
+return !window.loadedBefore && document.readyState === 'complete'
+  && [...document.querySelectorAll('link[rel=stylesheet]')].every(link => link.sheet && link.sheet.cssRules.length > 0);
+"""
+"""Whether the document shown is a new one, loaded, with each of its stylesheets applied: a sheet still loading has
+none, and one that failed to load has no rules, so the wait above ends in its message instead of a measure of
+an unstyled page (the site's stylesheets are same-origin and none is empty)."""

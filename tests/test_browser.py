@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from browser_support import MEASURE_WIDTH, PHONE, chromium, emulate, needs_chromium, serving, stop_emulating
+from browser_support import MEASURE_WIDTH, PHONE, chromium, emulate, load_anew, needs_chromium, serving, stop_emulating
 from live_sites import live_build
 from npm_package import npm_file
 from site_support import SITES, write_files
@@ -77,7 +77,7 @@ def _wide(browser, base: str, page: str) -> str | None:
     if measured[0] <= measured[1]:
         return None
     described = f"{page}: {measured[0]} px wide in a {measured[1]} px window, past its edge: {measured[2]}"
-    browser.get(f"{base}/{page}")
+    load_anew(browser, f"{base}/{page}")
     again = browser.execute_script(MEASURE_WIDTH)
     if again[0] > again[1]:
         return described
@@ -105,7 +105,7 @@ def test_every_page_loads_clean_and_fits_a_phone(served, browser):
     emulate(browser, PHONE)
     try:
         for page in pages:
-            browser.get(f"{base}/{page}")
+            load_anew(browser, f"{base}/{page}")
             problems += filter(None, [_wide(browser, base, page)])  # which may load the page again
             errors = [entry for entry in browser.get_log("browser") if entry["level"] in ("SEVERE", "ERROR")]
             problems += [f"{page}: console: {entry['message']}" for entry in errors]
@@ -131,7 +131,7 @@ def test_a_page_past_a_phones_edge_is_reported_and_one_within_it_is_not(browser,
         with serving(tmp_path) as base:
             found = {}
             for page in ("wide.html", "narrow.html"):
-                browser.get(f"{base}/{page}")
+                load_anew(browser, f"{base}/{page}")
                 found[page] = _wide(browser, base, page)
     finally:
         stop_emulating(browser)
@@ -139,11 +139,26 @@ def test_a_page_past_a_phones_edge_is_reported_and_one_within_it_is_not(browser,
     assert found["wide.html"].startswith("wide.html: 9") and "p.planted (9" in found["wide.html"]
 
 
+def test_a_page_is_measured_only_once_its_stylesheets_apply(browser, tmp_path):
+    """The wait before every measure here ends on a styled page, and says so where a stylesheet never loads."""
+    from selenium.common.exceptions import TimeoutException
+
+    head = '<!doctype html><html lang="en"><title>t</title><link rel="stylesheet" href="{}">'
+    (tmp_path / "style.css").write_text("p { color: rgb(1, 2, 3); }", encoding="utf-8")
+    (tmp_path / "styled.html").write_text(head.format("style.css") + "<p>styled</p>", encoding="utf-8")
+    (tmp_path / "unstyled.html").write_text(head.format("missing.css") + "<p>unstyled</p>", encoding="utf-8")
+    with serving(tmp_path) as base:
+        load_anew(browser, f"{base}/styled.html")
+        assert browser.execute_script("return getComputedStyle(document.querySelector('p')).color") == "rgb(1, 2, 3)"
+        with pytest.raises(TimeoutException, match="unstyled.html did not finish loading with its stylesheets"):
+            load_anew(browser, f"{base}/unstyled.html", timeout=2)
+
+
 def test_a_page_whose_link_lost_its_text_is_a_structure_of_its_own(served, browser):
     """The structure the axe check groups pages by tells a page with an empty link from the same page whole."""
     out, base = served
     for page in _pages(out):
-        browser.get(f"{base}/{page}")
+        load_anew(browser, f"{base}/{page}")
         if browser.execute_script("return document.querySelector('main a[href]') !== null"):
             break
     whole = browser.execute_script(STRUCTURE)
@@ -157,7 +172,7 @@ def test_tables_scroll_inside_their_frame_on_a_phone(served, browser):
     page = "zh-cn/vram.html"
     emulate(browser, PHONE)
     try:
-        browser.get(f"{base}/{page}")
+        load_anew(browser, f"{base}/{page}")
         assert _wide(browser, base, page) is None, "the page itself scrolls sideways on a phone"
         scrollers = browser.execute_script(
             "return [...document.querySelectorAll('.table-scroll')].filter(e => e.scrollWidth > e.clientWidth).length")

@@ -16,7 +16,7 @@ from urllib.parse import urlparse
 
 import pytest
 
-from browser_support import chromium, needs_chromium, serving
+from browser_support import chromium, load_anew, needs_chromium, serving
 from calculator_support import SITES, SiteCalculator, state_of
 from vramsite.render.calculator import INFERENCE, Case, calculator_path, model_path
 from vramsite.render.calculator.markup import PAGE_UI, default_case
@@ -69,7 +69,7 @@ def _page_data(browser) -> dict:
 def test_calculator_in_chromium_answers_as_the_build_for_every_table_case(served, browser):
     site, _, base = served
     for index, locale in enumerate(site.locales()):
-        browser.get(f"{base}/{locale.segment}/{_guide_page(site)}")
+        load_anew(browser, f"{base}/{locale.segment}/{_guide_page(site)}")
         data = _page_data(browser)
         cases = list(dict.fromkeys(e.case for e in site.expectations(locale)))
         cases += site.random_cases(200, seed=50 + index)
@@ -85,7 +85,7 @@ def test_the_page_opens_on_the_builds_answer_and_nothing_moves(served, browser):
     for locale in site.locales():
         page = f"{locale.segment}/{_guide_page(site)}"
         built = (out / page).read_text(encoding="utf-8")
-        browser.get(f"{base}/{page}")
+        load_anew(browser, f"{base}/{page}")
         # Shifts of the calculator's own nodes (what its script would move); the page's other shifts, such as
         # a late font on a loaded machine, are not the calculator's doing.
         shift = browser.execute_async_script("""
@@ -125,7 +125,7 @@ def test_a_reader_changes_the_case_and_the_link_gives_it_back(served, browser):
     from selenium.webdriver.support.ui import Select
 
     locale = site.locales()[-1]
-    browser.get(f"{base}/{locale.segment}/{_guide_page(site)}")
+    load_anew(browser, f"{base}/{locale.segment}/{_guide_page(site)}")
     before = _answer_text(browser)
     data = _page_data(browser)
     Select(browser.find_element("name", "model")).select_by_value(data["models"][-1]["id"])
@@ -140,7 +140,7 @@ def test_a_reader_changes_the_case_and_the_link_gives_it_back(served, browser):
     assert browser.find_element("css selector", ".calc-status").text  # announced
     query = urlparse(browser.current_url).query
     assert f"model={data['models'][-1]['id']}" in query
-    browser.get(browser.current_url)
+    load_anew(browser, browser.current_url)
     assert _answer_text(browser) == after
 
 
@@ -151,7 +151,7 @@ def test_the_answer_links_to_its_models_page_where_the_site_has_one(served, brow
     from selenium.webdriver.support.ui import Select, WebDriverWait
 
     locale = site.locales()[-1]
-    browser.get(f"{base}/{locale.segment}/{_guide_page(site)}")
+    load_anew(browser, f"{base}/{locale.segment}/{_guide_page(site)}")
     data = _page_data(browser)
     page_link = lambda: browser.find_element("css selector", ".calc-page")
     assert not page_link().is_displayed()
@@ -182,7 +182,7 @@ def test_a_pasted_config_is_answered_as_the_sites_own_model_from_it(served, brow
     from selenium.webdriver.support.ui import Select, WebDriverWait
 
     locale = site.locales()[-1]
-    browser.get(f"{base}/{locale.segment}/{_guide_page(site)}")
+    load_anew(browser, f"{base}/{locale.segment}/{_guide_page(site)}")
     data = _page_data(browser)
     if not (out / "assets" / "importer" / "pyodide.mjs").is_file():
         assert not browser.find_elements("css selector", ".calc-paste")
@@ -216,7 +216,7 @@ def test_the_finder_narrows_the_model_list_to_what_the_reader_types(served, brow
     from selenium.webdriver.support.ui import WebDriverWait
 
     locale = site.locales()[0]
-    browser.get(f"{base}/{locale.segment}/{_guide_page(site)}")
+    load_anew(browser, f"{base}/{locale.segment}/{_guide_page(site)}")
     data = _page_data(browser)
     listed = lambda: browser.execute_script("return Array.from(document.querySelector('#calc-model').options, o => o.value)")
     WebDriverWait(browser, 10).until(lambda _: len(listed()) == len(data["models"]) + 1)
@@ -251,7 +251,7 @@ def test_the_page_lists_its_own_model_and_the_script_lists_the_rest(served, brow
     built = (out / page).read_text(encoding="utf-8")
     listed = re.search(r'<select id="calc-model" name="model">(.*?)</select>', built, re.S).group(1)
     assert listed.count("<option") == 2 and 'value="custom"' in listed
-    browser.get(f"{base}/{page}")
+    load_anew(browser, f"{base}/{page}")
     data = _page_data(browser)
     expected = [model["id"] for model in data["models"]] + ["custom"]
     found = lambda driver: driver.execute_script(
@@ -277,7 +277,7 @@ def test_more_configurations_are_drawn_when_the_reader_opens_them(served, browse
     browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": (
         "window.fetchedUrls = []; const pageFetch = window.fetch;"
         "window.fetch = (url, ...rest) => { window.fetchedUrls.push(String(url)); return pageFetch(url, ...rest); };")})
-    browser.get(f"{base}/{page}")
+    load_anew(browser, f"{base}/{page}")
     WebDriverWait(browser, 10).until(lambda driver: driver.execute_script(
         "return document.querySelector('#calc-model').options.length") > 2)  # the language's data is in
     fetched = lambda: browser.execute_script("return window.fetchedUrls")
@@ -300,7 +300,7 @@ def test_bad_input_is_named_beside_its_field(served, browser):
     from selenium.webdriver.support.ui import Select
 
     locale = site.locales()[0]
-    browser.get(f"{base}/{locale.segment}/{_guide_page(site)}")
+    load_anew(browser, f"{base}/{locale.segment}/{_guide_page(site)}")
     data = _page_data(browser)
     Select(browser.find_element("name", "model")).select_by_value("custom")
     _type(browser, "params", "-3")
@@ -320,7 +320,7 @@ def test_bad_input_is_named_beside_its_field(served, browser):
 
 def test_nothing_is_fetched_from_another_host(served, browser):
     site, _, base = served
-    browser.get(f"{base}/{site.locales()[0].segment}/{_guide_page(site)}")
+    load_anew(browser, f"{base}/{site.locales()[0].segment}/{_guide_page(site)}")
     hosts = browser.execute_script(
         "return performance.getEntriesByType('resource').map(e => new URL(e.name).host)")
     assert hosts and set(hosts) == {urlparse(base).netloc}
@@ -353,7 +353,7 @@ def test_a_reader_picks_another_engine_and_reads_its_answer(served, browser):
     from selenium.webdriver.support.ui import Select, WebDriverWait
 
     locale = site.locales()[0]
-    browser.get(f"{base}/{_model_page(site, locale)}")
+    load_anew(browser, f"{base}/{_model_page(site, locale)}")
     data = _page_data(browser)
     model = site.build.data.catalogue[0].id
     for engine in data["engines"]:
@@ -380,7 +380,7 @@ def test_a_reader_picks_another_engine_and_reads_its_answer(served, browser):
     query = urlparse(browser.current_url).query
     assert f"engine={data['engines'][-1]['id']}" in query
     after = _answer_text(browser)
-    browser.get(browser.current_url)
+    load_anew(browser, browser.current_url)
     WebDriverWait(browser, 5).until(lambda driver: _answer_text(driver) == after)
 
 
@@ -413,7 +413,7 @@ def test_without_the_models_file_the_reader_is_told_and_nothing_is_guessed(serve
     with _without(out, model_path(site.build.data.catalogue[0].id)):
         browser = _driver()  # a browser of its own: another one may hold the file in its cache
         try:
-            browser.get(f"{base}/{_model_page(site, locale)}")
+            load_anew(browser, f"{base}/{_model_page(site, locale)}")
             built = _answer_text(browser)
             Select(browser.find_element("name", "engine")).select_by_value(data["engines"][-1]["id"])
             failed = data["ui"]["This model's figures could not be loaded; reload the page to try again."]
@@ -437,7 +437,7 @@ def test_without_the_language_file_the_page_keeps_its_answer_and_the_reader_is_t
     with _without(out, calculator_path(locale.segment)):
         browser = _driver()
         try:
-            browser.get(f"{base}/{page}")
+            load_anew(browser, f"{base}/{page}")
             built = _answer_text(browser)
             WebDriverWait(browser, 5).until(lambda driver: driver.execute_script(
                 "return performance.getEntriesByType('resource').some(e => e.name.endsWith('calculator.json'))"))

@@ -132,7 +132,7 @@ def test_row_labels_stay_in_view_while_a_table_scrolls_on_a_phone(served, browse
     media(PHONE)
     problems, scrolled = [], 0
     for page in page_types(out):
-        browser.get(f"{base}/{page}")
+        load_anew(browser, f"{base}/{page}")
         _, wide, found = browser.execute_script(ROW_LABELS)
         scrolled += wide
         problems += [f"{page}: {problem}" for problem in found]
@@ -146,7 +146,7 @@ def test_printed_pages_fit_a4_without_navigation(served, browser, media):  # noq
     media(A4_CONTENT_PX, "print")
     problems = []
     for page in page_types(out):
-        browser.get(f"{base}/{page}")
+        load_anew(browser, f"{base}/{page}")
         width = browser.execute_script("return document.documentElement.scrollWidth")
         if width > A4_CONTENT_PX:
             problems.append(f"{page}: {width} px wide on a {A4_CONTENT_PX} px page")
@@ -190,7 +190,7 @@ def test_charts_follow_the_colour_scheme_and_stay_readable(served, browser, medi
     media(1280, "", scheme)
     problems, charts = [], 0
     for page in page_types(out):
-        browser.get(f"{base}/{page}")
+        load_anew(browser, f"{base}/{page}")
         page_paper = _hex(browser.execute_script("return getComputedStyle(document.documentElement).backgroundColor"))
         dark_page = contrast(page_paper, "#000000") < contrast(page_paper, "#ffffff")
         if dark_page != (scheme == "dark"):
@@ -217,8 +217,8 @@ def test_a_figures_derivation_shows_on_tap_and_keyboard_focus(served, browser, m
 
     _, base = served
     media(PHONE)
-    browser.get(f"{base}/en/index.html")
-    browser.get(f"{base}/en/" + browser.execute_script(
+    load_anew(browser, f"{base}/en/index.html")
+    load_anew(browser, f"{base}/en/" + browser.execute_script(
         "return document.querySelector('.site-nav a').getAttribute('href')"))
     figures = browser.find_elements("css selector", ".fig[title]")
     assert figures, "the guide shows figures with their derivations"
@@ -271,7 +271,7 @@ def test_a_table_read_item_by_item_stacks_each_row_under_its_column_names_on_a_p
     media(PHONE)
     stacked, problems = 0, []
     for page in indexes:
-        browser.get(f"{base}/{page}")
+        load_anew(browser, f"{base}/{page}")
         found, page_problems = browser.execute_script(STACKED)
         stacked += found
         problems += [f"{page}: {problem}" for problem in page_problems]
@@ -314,7 +314,7 @@ def test_the_models_index_finds_and_orders_models_and_its_address_reproduces_the
         names = {row["key"]: row["header"].lower() for row in record["rows"]}
         for width in (1280, PHONE):
             media(width)
-            browser.get(f"{base}/{page}")
+            load_anew(browser, f"{base}/{page}")
             form = browser.find_element(By.CSS_SELECTOR, "form.table-find")
             template = form.get_attribute("data-count")
             view = browser.execute_script(FIND_VIEW)

@@ -11,7 +11,7 @@ from urllib.parse import urlparse
 
 import pytest
 
-from browser_support import chromium, needs_chromium, serving
+from browser_support import chromium, load_anew, needs_chromium, serving
 from cli_support import run_cli
 from site_support import XHTML, parse_html
 from vramsite.publish.search import INDEX_FOLDER, SEARCH_PAGE
@@ -79,7 +79,7 @@ def _results(browser) -> list[str]:
     ("zh-cn", "显存", ["/zh-cn/vram.html"]),
 ])
 def test_the_header_search_finds_the_pages_in_the_readers_language(served, browser, language, words, expected):
-    browser.get(f"{served}/{language}/pricing.html")
+    load_anew(browser, f"{served}/{language}/pricing.html")
     box = browser.find_element("css selector", "form[role=search] input[name=q]")
     box.send_keys(words)
     box.submit()
