@@ -14,9 +14,9 @@ from ...calc.serving import (bytes_in_gb, kv_room_gib, per_card_sequences, serve
                              stored_weights)
 from ...units import BYTES_PER_GIB
 from ...calc.guide import Guide
-from ...calc.model_views import CatalogueView, ModelView
+from ...calc.model_kinds import kind_of
 from ...calc.lookup import cheapest_after, configuration, lookup, ranked_card_offers, ranked_offers
-from ...load.model import MethodKind, Model
+from ...load.model import MethodKind
 from ...tables.guide import cards_label
 from ...tables.model import Text
 from ..derivation import explain
@@ -40,7 +40,7 @@ def _view(guide: Guide, model, method):
     """The model's view, which works out decode ceilings; None where there is none (not inference)."""
     if method.kind != MethodKind.INFERENCE or method.precision is None:
         return None
-    return ModelView(guide, model) if isinstance(model, Model) else CatalogueView(guide, model)
+    return kind_of(model).view(guide, model)
 
 
 @lru_cache(maxsize=4096)
@@ -69,12 +69,13 @@ def answer(guide: Guide, fmt: Formatter, catalog: Catalog, case: Case, drawn: in
     lines.append(_line(fmt, need.total))
     market = guide.market
     model = model_of(guide, case)
-    # A real model's need on a number of cards, worked out once per number: the offers share a few.
-    need_on = None if isinstance(model, Model) else cache(lambda cards: need_of(guide, case, cards).total)
+    # The need on a number of cards (a real model's cache splits over them), worked out once per number: the offers
+    # share a few.
+    need_on = cache(lambda cards: need_of(guide, case, cards).total)
     view = _view(guide, model, method)
     offers, prices = [], []
     for offer in _offers_asked(guide, case, method):
-        held = need_on(offer.count) if need_on else need.total
+        held = need_on(offer.count)
         if not rules.fits(held.value, offer.gpu.memory_gb, offer.count):
             continue
         config = configuration(held, offer.gpu, offer.count, market)

@@ -7,9 +7,10 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from decimal import Decimal
 
-from ...calc import attention, memory
+from ...calc import memory
 from ...calc.figure import Figure
 from ...calc.guide import Guide
+from ...calc.model_kinds import kind_of
 from ...calc.serving import serving_engine
 from ...load.model import MethodKind, Model
 
@@ -82,7 +83,7 @@ def serving_format(guide: Guide, case: Case) -> str | None:
     if case.method != INFERENCE or not guide.serves:
         return None
     model = model_of(guide, case)
-    if isinstance(model, Model) or model.id == CUSTOM:
+    if not kind_of(model).served or model.id == CUSTOM:
         return None
     offered = [weight_format.id for weight_format in guide.catalogue_model(model.id).formats()]
     return case.weight_format if case.weight_format in offered else offered[0]
@@ -116,9 +117,7 @@ def sizing_of(guide: Guide, case: Case) -> memory.Sizing:
 def need_of(guide: Guide, case: Case, cards: int = 1) -> memory.MemoryNeed:
     """The method's memory for the case on ``cards`` cards (a reference shape's need is one need)."""
     model, method, sizing = model_of(guide, case), resolve_method(guide, case), sizing_of(guide, case)
-    if isinstance(model, Model):
-        return memory.method_memory(model, method, sizing, case.context, case.batch)
-    return attention.method_memory(model, method, sizing, case.context, case.batch, cards)
+    return kind_of(model).method_memory(model, method, sizing, case.context, case.batch, cards)
 
 
 def per_token_figure(guide: Guide, case: Case) -> Figure | None:
@@ -126,14 +125,7 @@ def per_token_figure(guide: Guide, case: Case) -> Figure | None:
     model, sizing = model_of(guide, case), sizing_of(guide, case)
     if not sizing.inference.kv_cache or not resolve_method(guide, case).kv_cache:
         return None
-    kv = sizing.inference.kv_precision
-    if isinstance(model, Model):
-        if model.layers is None:
-            return None
-        figure = memory.kv_per_token_mb(model, kv)
-    else:
-        figure = attention.kv_bytes_per_token(attention.model_layers(model), attention.element_bytes(kv))
-    return figure
+    return kind_of(model).kv_per_token(model, sizing.inference.kv_precision)
 
 
 def serving_engine_of(guide: Guide, case: Case, format_id: str):

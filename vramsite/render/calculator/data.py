@@ -13,11 +13,11 @@ from babel.numbers import get_decimal_symbol, get_minus_sign_symbol
 from ...calc import rules
 from ...calc.guide import Guide
 from ...calc.lookup import ranked_offers
+from ...calc.model_kinds import LAYERS, REFERENCE, kind_of
 from ...calc.serving import kv_room_gib, serving_engine, sized_to_request, stored_weights
 from ...calc.serving_speed import read_parts, sequence_limit
 from ...calc.throughput import card_links, compute_format, matmul_share
 from ...units import BYTES_PER_GIB
-from ...load.model import Model
 from ...tables.selection_words import selection_words
 from ..format import MONEY_PERIODS, UNIT_PATTERNS, Formatter
 from ..i18n import Catalog
@@ -72,15 +72,25 @@ def _method_data(method) -> dict:
 def model_data(model, guide: Guide) -> dict:
     """A model's sizes as the templates take them: a reference shape's, or a real model's (its layers are in its
     own templates, in its calculator file: ``model_files``), with the format it ships in where an engine serves it."""
-    if isinstance(model, Model):
-        return {"id": model.id, "name": model.name, "shape": "reference", "params": _num(model.params_billion),
-                "layers": model.layers, "kv_heads": model.kv_heads, "head_dim": model.head_dim}
-    return {"id": model.id, "name": model.name, "shape": "layers", "params": _num(model.params_billion),
-            "active": _num(model.active_params_billion), "max_context": model.max_context,
+    shape = kind_of(model).shape
+    return {"id": model.id, "name": model.name, "shape": shape, "params": _num(model.params_billion),
+            **_SIZES[shape](model, guide)}
+
+
+def _reference_sizes(model, guide: Guide) -> dict:
+    return {"layers": model.layers, "kv_heads": model.kv_heads, "head_dim": model.head_dim}
+
+
+def _layers_sizes(model, guide: Guide) -> dict:
+    return {"active": _num(model.active_params_billion), "max_context": model.max_context,
             "layer_count": model.layer_count, "hidden": model.hidden_size,
             "experts": [model.experts.total, model.experts.active] if model.experts else None,
             **({"native": guide.catalogue_model(model.id).native_format().id} if guide.serves else {}),
             **({"as_shipped": model.context_scaling.as_shipped} if model.context_scaling else {})}
+
+
+_SIZES = {REFERENCE.shape: _reference_sizes, LAYERS.shape: _layers_sizes}
+"""What each kind of model (calc/model_kinds.py) hands the script beside its id, name, shape and parameters."""
 
 
 def _offer_data(offer, guide: Guide, pool: Pool) -> dict:

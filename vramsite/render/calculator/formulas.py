@@ -25,6 +25,7 @@ from ...calc.cost import card_bandwidth, card_memory, order_price
 from ...calc.figure import (BANDWIDTH, COUNT, FACTOR, KV_CACHE, MEMORY, RATE, THROUGHPUT, WEIGHTS, Figure, Input,
                             Variable, given, product)
 from ...calc.guide import Guide
+from ...calc.model_kinds import LAYERS, REFERENCE
 from ...load.model import Model
 
 SAMPLE = {"context": 8192, "batch": 3, "params": 7, "layers": 32, "kv_heads": 8, "head_dim": 128, "kv_bytes": 2,
@@ -177,23 +178,24 @@ def calculator_formulas(guide: Guide, card_counts: list[int]) -> tuple[dict, Poo
         [method for method in data.methods if method.kind.value != "inference"]
     templates = {
         "need": {method.id: need_parts(method) for method in methods},
-        "cache": {"reference": pool.add(memory.kv_cache(shape, kv_format, context, batch)) if data.inference.kv_cache
-                  else None},
-        "per_token": {"reference": pool.add(memory.kv_per_token_mb(shape, kv_format)) if data.inference.kv_cache
-                      else None},
+        "cache": {REFERENCE.shape: pool.add(memory.kv_cache(shape, kv_format, context, batch))
+                  if data.inference.kv_cache else None},
+        "per_token": {REFERENCE.shape: pool.add(REFERENCE.kv_per_token(shape, kv_format))
+                      if data.inference.kv_cache else None},
         "per_card": {str(count): pool.add(rules.need_per_card_figure(slot["need"], count)) for count in counts},
         "headroom": {str(count): pool.add(rules.headroom_figure(card_memory(card), slot["need"], count))
                      for count in counts},
         "ceiling": {str(count): pool.add(throughput.decode_ceiling(
             throughput.combined_bandwidth(card_bandwidth(card), count), slot["resident"])) for count in counts},
-        "resident": {"reference": {precision.id: pool.add(memory.weights(shape, memory.precision_bytes(precision)))
-                                   for precision in data.precisions}},
+        "resident": {REFERENCE.shape: {
+            precision.id: pool.add(memory.weights(shape, memory.precision_bytes(precision)))
+            for precision in data.precisions}},
         "nodes_needed": pool.add(lookup.nodes_of(slot["need"], card, max(data.lookup.card_counts))),
     }
     if data.catalogue:
         active = replace(data.catalogue[0], active_params_billion=_input("active"))
-        templates["resident"]["layers"] = {precision.id: pool.add(attention.decode_read(active, precision))
-                                           for precision in data.precisions}
+        templates["resident"][LAYERS.shape] = {precision.id: pool.add(attention.decode_read(active, precision))
+                                               for precision in data.precisions}
     if guide.serves:
         templates["served"] = _served(guide, pool, setting)
     return templates, pool
