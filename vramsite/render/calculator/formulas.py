@@ -27,6 +27,7 @@ from ...calc.figure import (BANDWIDTH, COUNT, FACTOR, KV_CACHE, MEMORY, RATE, TH
 from ...calc.guide import Guide
 from ...calc.model_kinds import LAYERS, REFERENCE
 from ...load.model import Model
+from .case import finetune_methods
 
 SAMPLE = {"context": 8192, "batch": 3, "params": 7, "layers": 32, "kv_heads": 8, "head_dim": 128, "kv_bytes": 2,
           "memory": 80, "bandwidth": 1000, "active": 5, "cache": 1, "need": 70, "resident": 14, "read": 14,
@@ -174,8 +175,7 @@ def calculator_formulas(guide: Guide, card_counts: list[int]) -> tuple[dict, Poo
         return {part: pool.add(getattr(need, part))
                 for part in ("weights", "adapter", "kv_cache", "margin", "overhead", "total")}
 
-    methods = [guide.inference_method(precision.id) for precision in data.precisions] + \
-        [method for method in data.methods if method.kind.value != "inference"]
+    methods = [guide.inference_method(precision.id) for precision in data.precisions] + [*finetune_methods(guide)]
     templates = {
         "need": {method.id: need_parts(method) for method in methods},
         "cache": {REFERENCE.shape: pool.add(memory.kv_cache(shape, kv_format, context, batch))
