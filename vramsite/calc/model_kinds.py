@@ -11,11 +11,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..load.model import CatalogueModel, Method, Model, Precision
 from . import attention, memory
 from .figure import Figure
 from .model_views import CatalogueView, ModelView
+
+if TYPE_CHECKING:
+    from .guide import Guide
 
 
 @dataclass(frozen=True)
@@ -28,7 +32,7 @@ class ModelKind:
     """(model, method, sizing, context, batch, cards) → the method's memory on that many cards."""
     kv_per_token: Callable[[Model | CatalogueModel, Precision], Figure | None]
     """(model, KV format) → the KV cache one token adds; None where the shape gives no layers."""
-    view: Callable[[object, Model | CatalogueModel], ModelView | CatalogueView]
+    view: Callable[[Guide, Model | CatalogueModel], ModelView | CatalogueView]
     """(guide, model) → the model's view (calc/model_views.py)."""
 
 
