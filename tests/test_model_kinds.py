@@ -56,3 +56,13 @@ def test_the_kv_cache_one_token_adds_is_in_each_kinds_own_unit(guide):
 def test_each_kind_makes_its_own_view(guide):
     assert isinstance(REFERENCE.view(guide, guide.data.models[0]), ModelView)
     assert isinstance(LAYERS.view(guide, guide.data.catalogue[0]), CatalogueView)
+
+
+def test_the_readers_own_shape_is_a_reference_shape_and_no_engine_sizes_it(guide):
+    from decimal import Decimal
+
+    from vramsite.render.calculator.case import CUSTOM, INFERENCE, Case, Custom, model_of, serving_format
+
+    case = Case(CUSTOM, INFERENCE, guide.data.precisions[0].id, custom=Custom(Decimal(7), 32, 8, 128))
+    assert guide.serves, "the live site serves its real models: the custom shape's answer is the one to tell apart"
+    assert kind_of(model_of(guide, case)) is REFERENCE and serving_format(guide, case) is None

@@ -83,7 +83,7 @@ def serving_format(guide: Guide, case: Case) -> str | None:
     if case.method != INFERENCE or not guide.serves:
         return None
     model = model_of(guide, case)
-    if not kind_of(model).served or model.id == CUSTOM:
+    if not kind_of(model).served:  # the custom shape is a reference shape (model_of)
         return None
     offered = [weight_format.id for weight_format in guide.catalogue_model(model.id).formats()]
     return case.weight_format if case.weight_format in offered else offered[0]
