@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 
 from cli_support import named_models_only
-from vramsite.load.reads import EVERY
+from vramsite.load.reads import EVERY, reading
 from vramsite.publish.preview import PreviewSite
 from vramsite.publish.site import SiteBuild
+from vramsite.render.calculator import model_path
 from vramsite.signed_cache import read_signed
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -206,6 +207,7 @@ def test_two_workers_keep_the_same_pages_as_one(built_once, tmp_path):
     two = SiteBuild(site, incremental=True)
     assert two.render(workers=2) == files
     assert two.kept == one.kept
+    assert sorted(two.kept_files) == sorted(one.kept_files)
 
 
 def test_the_preview_renders_only_the_edited_page_after_a_save(built_once, tmp_path, monkeypatch):
@@ -240,6 +242,55 @@ def test_a_page_reads_the_same_records_after_other_pages_filled_the_caches(built
         read = together[(locale.segment, page.id)]
         hidden = {(kind, name) for kind, name in alone if (kind, name) not in read and (kind, EVERY) not in read}
         assert hidden == set(), page.id
+
+
+def _order_of_configurations(site: Path) -> list[tuple[str, int]]:
+    return [(offer.gpu.id, offer.count) for offer in SiteBuild(site).guide.serving_offers()]
+
+
+def _real_models_changed(before: Path, after: Path) -> set[str]:
+    was = {model.id: model for model in SiteBuild(before).data.catalogue}
+    return {model.id for model in SiteBuild(after).data.catalogue if was[model.id] != model}
+
+
+@pytest.mark.parametrize("edit", ["a price", "a price, tenfold", "a real model's context", "a card's memory"])
+def test_a_rebuild_makes_again_only_the_model_files_an_edit_can_change(built_once, tmp_path, edit):
+    """A model's calculator file reads its model, every card and the order of the priced configurations, not
+    their prices: a price edit that keeps the order keeps every file, one that changes it makes every file
+    again, a real model's edit makes its own file again, a card's every file."""
+    site = _edited_copy(built_once, tmp_path, edit)
+    rebuild = SiteBuild(site, incremental=True)
+    files = rebuild.render()
+    every = {model_path(model.id) for model in rebuild.data.catalogue}
+    made = every - set(rebuild.kept_files)
+    reordered = _order_of_configurations(built_once[0]) != _order_of_configurations(site)
+    if edit == "a price":
+        assert not reordered, "the edit moved the configurations' order: the test proves nothing"
+        assert made == set()
+    elif edit == "a real model's context":
+        changed = _real_models_changed(built_once[0], site)
+        assert len(changed) == 1
+        assert made == {model_path(model) for model in changed}
+    else:
+        assert edit == "a card's memory" or reordered, "the edit left the order as it was: the test proves nothing"
+        assert made == every
+    assert _differences(files, SiteBuild(site).render()) == []
+
+
+def test_a_model_file_reads_the_same_records_after_the_others_filled_the_caches(built_once):
+    """What a model's calculator file read, made after the pages and the other files (its formulas and verdicts
+    taken from the caches), holds everything it reads made first in a fresh build."""
+    site, _ = built_once
+    together = {record.path: record.reads for record in
+                pickle.loads(read_signed(site / ".cache" / "pages.pickle"))["files"]}
+    assert together, "the build kept no model file: the test proves nothing"
+    for path, read in together.items():
+        fresh = SiteBuild(site, incremental=True)
+        model = path.removesuffix(".json").rsplit("/", 1)[1]
+        with reading() as alone:
+            fresh.model_files((model,))
+        hidden = {(kind, name) for kind, name in alone if (kind, name) not in read and (kind, EVERY) not in read}
+        assert hidden == set(), path
 
 
 def _page_paths(build: SiteBuild) -> list[str]:

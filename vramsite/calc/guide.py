@@ -44,7 +44,9 @@ class Guide(CardQueries, ProseArithmetic):
         self._cells = ReadCache()
         self._verdicts = ReadCache()
         self._won = DerivedCache("wins", lambda gpu_id: tuple(self._wins.get(gpu_id, ())), value_digest)
-        self.derived = {cache.kind: cache for cache in (self._won,)}
+        self._configurations = DerivedCache("configurations", lambda _: tuple(self.serving_offers()),
+                                            _unpriced_digest)
+        self.derived = {cache.kind: cache for cache in (self._won, self._configurations)}
         """The derived values pages read by kind (``load/reads.py``): a rebuild asks them for their digests."""
 
     # -- lookups by id -----------------------------------------------------
@@ -144,6 +146,12 @@ class Guide(CardQueries, ProseArithmetic):
         method = replace(self.default_inference(), precision=None, needs_all_to_all=False)
         market = market or self.market
         return ranked_offers(method, market) if gpu is None else ranked_card_offers(gpu, method, market)
+
+    def configurations(self) -> tuple:
+        """``serving_offers()``, read as their order and their cards alone: what reads them may use anything of an
+        offer but its price, and is kept by a rebuild after a price edit that leaves the order as it was (the
+        calculator's model files)."""
+        return self._configurations.get("site")
 
     @cached_reads
     def engine_log_comparisons(self) -> tuple:
@@ -335,3 +343,8 @@ class Guide(CardQueries, ProseArithmetic):
             gpus = tuple(gpu for gpu in gpus if gpu.bandwidth_gbps > faster_than)
         market = Market(gpus, self.data.pricing, self.data.discounts, self.data.lookup)
         return self.lookup(model, method, context, batch, market)
+
+
+def _unpriced_digest(offers) -> str:
+    """What ``Guide.configurations`` is read for: the offers in order, each whole but for its price."""
+    return value_digest(tuple(replace(offer, usd=None) for offer in offers))

@@ -16,8 +16,11 @@ its inputs with the kept digests:
   page read (the cells a card wins) counts as changed only when a record
   behind it changed and its digest is not what it was.
 
-The site's other files (sitemap, llms.txt, the root and 404 pages,
-downloads, chart files) are always made afresh from the pages and the data.
+The calculator's model files are kept the same way, each with the records
+it read (a real model, every card, and the order of the priced
+configurations: ``Guide.configurations``). The site's other files (sitemap,
+llms.txt, the root and 404 pages, downloads, chart files) are always made
+afresh from the pages and the data.
 A build that left UI strings missing from a catalog keeps no record (a kept
 page would not ask for them again), so the next build renders everything.
 The file is signed (``signed_cache.py``): one this machine did not write, a
@@ -40,7 +43,7 @@ from ..load.reads import EVERY, TRACKED_KINDS, Read
 from ..signed_cache import read_signed, write_signed_by
 from .stamp import source_digests
 
-FORMAT = 4
+FORMAT = 5
 """Bumped whenever what is kept changes shape: an older file is then ignored."""
 
 
@@ -60,6 +63,17 @@ class PageRecord:
     """The RenderedPage."""
     derived: dict[Read, tuple[str, frozenset[Read]]] = dataclasses.field(default_factory=dict)
     """The digest of each derived value among ``reads``, and the records behind it."""
+
+
+@dataclass
+class FileRecord:
+    """One file made apart from the pages (a model's calculator file) as it was made, and what it depended on."""
+
+    path: str
+    reads: frozenset[Read]
+    content: bytes
+    derived: dict[Read, tuple[str, frozenset[Read]]] = dataclasses.field(default_factory=dict)
+    """As ``PageRecord.derived``."""
 
 
 @dataclass
@@ -130,11 +144,12 @@ class PageMemory:
         self.file = None if layout.cache_is_linked else layout.cache / "pages.pickle"
         self.now = inputs_of(root, data, page_keys)
         self._kept: dict[tuple[str, str], PageRecord] = {}
+        self._kept_files: dict[str, FileRecord] = {}
         self._changed: set[str] = set()
         before = self._load()
         if before is None:
             return
-        inputs, records = before
+        inputs, records, files = before
         if (inputs.sources, inputs.pages, set(inputs.records)) != (self.now.sources, self.now.pages,
                                                                      set(self.now.records)):
             return  # something no page's record accounts for changed: render every page
@@ -143,13 +158,21 @@ class PageMemory:
                            if inputs.content.get(name) != self.now.content.get(name)}
         self._kept = {(record.segment, record.key): record for record in records
                       if record.content not in changed_content and not self._touched(record.reads)}
+        self._kept_files = {record.path: record for record in files if not self._touched(record.reads)}
 
     def kept(self, segment: str, key: str, digest_now: Callable[[Read], str]) -> PageRecord | None:
         """The page as the last build rendered it, if nothing it depended on changed since.
 
         ``digest_now``: this build's digest of a derived value, asked for only where a record behind it changed.
         """
-        record = self._kept.get((segment, key))
+        return self._holding(self._kept.get((segment, key)), digest_now)
+
+    def kept_file(self, path: str, digest_now: Callable[[Read], str]) -> FileRecord | None:
+        """The file at ``path`` as the last build made it, if nothing it depended on changed since."""
+        return self._holding(self._kept_files.get(path), digest_now)
+
+    def _holding(self, record, digest_now: Callable[[Read], str]):
+        """``record``, unless a derived value it read is not what it was."""
         if record is None:
             return None
         for read, (digest, behind) in record.derived.items():
@@ -180,15 +203,15 @@ class PageMemory:
             return None
         if not isinstance(stored, dict) or stored.get("format") != FORMAT:
             return None
-        return stored["inputs"], stored["records"]
+        return stored["inputs"], stored["records"], stored["files"]
 
-    def save(self, records: list[PageRecord]) -> None:
-        """Keep this build's pages for the next; a file that cannot be written only costs the next build its
-        shortcut."""
+    def save(self, records: list[PageRecord], files: list[FileRecord]) -> None:
+        """Keep this build's pages and files for the next; a file that cannot be written only costs the next build
+        its shortcut."""
         if self.file is None:
             return
         try:
-            kept = {"format": FORMAT, "inputs": self.now, "records": records}
+            kept = {"format": FORMAT, "inputs": self.now, "records": records, "files": files}
             write_signed_by(self.file, lambda out: pickle.dump(kept, out, protocol=pickle.HIGHEST_PROTOCOL))
         except OSError:
             self.forget()

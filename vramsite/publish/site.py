@@ -34,7 +34,7 @@ from ..render.scope import ScopeServices
 from ..render.services import ChartService, Events, Formatters, PageFacts, TableService, freeze
 from . import downloads
 from .in_page_importer import FOLDER as IMPORTER_FOLDER, RUNTIME_CACHE, importer_files, runtime_files
-from .incremental import PageMemory, PageRecord
+from .incremental import FileRecord, PageMemory, PageRecord
 from .pages import Assets, PageRenderer, PageServices, RenderedPage
 from .parallel import map_in_fresh_workers
 from .router import Router
@@ -82,6 +82,10 @@ class ShareOutput:
     """(table key, segment) -> that table's download files in a language of the share."""
     model_files: dict[str, bytes] = field(default_factory=dict)
     """The calculator files of the share's ``models``, by path."""
+    file_records: list[FileRecord] = field(default_factory=list)
+    """Each of those files with what it depended on, for the next build (empty unless the build keeps them)."""
+    kept_files: list[str] = field(default_factory=list)
+    """The paths of those files kept from the last build as they were, not made again."""
     calculator: dict[str, bytes] = field(default_factory=dict)
     """Its languages' calculator data files, by path (``calculator_files``), where it writes them."""
     missing: dict[str, set[str]] = field(default_factory=dict)
@@ -103,6 +107,7 @@ class SiteBuild:
             self.root, self.data, documents, lambda name: has_template(self.layout_env, name))
         self.memory = PageMemory(self.root, self.data, self._page_keys()) if incremental else None
         self.kept: list[tuple[str, str]] = []
+        self.kept_files: list[str] = []
         """(language, page) of each page kept from the last build, after ``render``."""
         self.router = Router(self.pages)
         self.events = Events()
@@ -211,9 +216,11 @@ class SiteBuild:
             raise InputError(self.catalog_problems())
         if self.memory is not None:
             self._keep(sorted((record for output in outputs for record in output.records),
-                              key=lambda record: self._site_order(record.segment, record.key)))
+                              key=lambda record: self._site_order(record.segment, record.key)),
+                       [record for output in outputs for record in output.file_records])
             self.kept = sorted((kept for output in outputs for kept in output.kept),
                                key=lambda kept: self._site_order(*kept))
+            self.kept_files = [path for output in outputs for path in output.kept_files]
         return files
 
     def shares(self) -> list[Share]:
@@ -250,13 +257,13 @@ class SiteBuild:
         return {(locale.segment, page.id): (place, index) for place, locale in enumerate(self.data.site.locales)
                 for index, page in enumerate(self.pages)}
 
-    def _keep(self, records: list[PageRecord]) -> None:
-        """Keep the pages for the next build, unless some UI string was missing (a kept page would not ask
-        for it again)."""
+    def _keep(self, records: list[PageRecord], files: list[FileRecord]) -> None:
+        """Keep the pages and files for the next build, unless some UI string was missing (a kept page would not
+        ask for it again)."""
         if any(catalog.missing for catalog in self.catalogs.values()):
             self.memory.forget()
         else:
-            self.memory.save(records)
+            self.memory.save(records, files)
 
     def render_share(self, share: Share) -> ShareOutput:
         """A share's pages, and the files that go with them."""
@@ -284,7 +291,10 @@ class SiteBuild:
                 output.downloads.update(self._downloads(locale, tables_before))
                 if share.language_files:
                     output.calculator.update(self.calculator_files(locale))
-            output.model_files = self.model_files(share.models)
+            if self.memory is None:
+                output.model_files = self.model_files(share.models)
+            else:
+                self._model_files_recorded(share.models, output)
         # Last: drawing the charts and writing the downloads ask for UI strings too.
         output.missing = {segment: set(catalog.missing) for segment, catalog in self.catalogs.items()}
         return output
@@ -293,6 +303,22 @@ class SiteBuild:
         """The calculator file of each of ``models`` (render/calculator/data.py), by path."""
         found = model_files(self.guide, list(models)) if models else {}
         return {model_path(model): model_file(held) for model, held in found.items()}
+
+    def _model_files_recorded(self, models: tuple[str, ...], output: ShareOutput) -> None:
+        """``model_files``, each kept from the last build where nothing it read changed, else made with what it
+        read."""
+        for model in models:
+            path = model_path(model)
+            record = self.memory.kept_file(path, self._derived_digest)
+            if record:
+                output.kept_files.append(path)
+            else:
+                with reading() as reads:
+                    content = self.model_files((model,))[path]
+                record = FileRecord(path=path, reads=frozenset(reads), content=content,
+                                    derived=self._derived_states(reads))
+            output.model_files[path] = record.content
+            output.file_records.append(record)
 
     def calculator_files(self, locale) -> dict[str, bytes]:
         """``locale``'s calculator data as the file its pages' scripts fetch (render/calculator/data.py)."""
@@ -342,13 +368,16 @@ class SiteBuild:
         try:
             with reading() as reads:
                 rendered = self.render_page(page, locale)
-            derived = {read: self.guide.derived[read[0]].state(read[1]) for read in reads
-                       if read[0] in self.guide.derived}
             return PageRecord(key=page.id, segment=locale.segment,
                               content=self.layout.content_name(locale.segment, page.source), reads=frozenset(reads),
-                              tables=self.tables.heard, charts=self.charts.heard, page=rendered, derived=derived)
+                              tables=self.tables.heard, charts=self.charts.heard, page=rendered,
+                              derived=self._derived_states(reads))
         finally:
             self.tables.heard = self.charts.heard = None
+
+    def _derived_states(self, reads) -> dict:
+        """The digest of each derived value among ``reads``, and the records behind it."""
+        return {read: self.guide.derived[read[0]].state(read[1]) for read in reads if read[0] in self.guide.derived}
 
     def _derived_digest(self, read) -> str:
         kind, record_id = read

@@ -5,14 +5,12 @@ lookup ranks them), the display rules, and every word the script may print."""
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from decimal import Decimal
 
 from babel.numbers import get_decimal_symbol, get_minus_sign_symbol
 
 from ...calc import rules
 from ...calc.guide import Guide
-from ...calc.lookup import ranked_offers
 from ...calc.model_kinds import LAYERS, REFERENCE, kind_of
 from ...calc.serving import kv_room_gib, serving_engine, sized_to_request, stored_weights
 from ...calc.serving_speed import read_parts, sequence_limit
@@ -128,14 +126,15 @@ def model_files(guide: Guide, models: list[str] | None = None) -> dict:
     their pool (``model_formulas``); where the site has engines, its ``_serving_entry``, and per format and engine
     what that engine keeps on each card of every priced configuration (``_engine_rooms``), a configuration where it
     sizes no cache left out. The script decides from these, for the context and sequences asked, what the tables
-    decide from the same verdicts. Nothing here depends on the language or the prices: one file per model serves
-    every page, and the language's data grows by a model's name and sizes alone."""
-    counts, wanted = _card_counts(guide), None if models is None else set(models)
-    offers = guide.serving_offers() if guide.serves else []
+    decide from the same verdicts. Nothing here depends on the language, nor on the prices beyond the order of the
+    configurations they price (``Guide.configurations``): one file per model serves every page, the language's data
+    grows by a model's name and sizes alone, and a rebuild after a price edit that keeps that order keeps the
+    files."""
+    offers = guide.configurations()
+    counts = _card_counts(offers)
+    views = guide.catalogue if models is None else tuple(guide.catalogue_model(model) for model in models)
     found = {}
-    for view in guide.catalogue:
-        if wanted is not None and view.id not in wanted:
-            continue
+    for view in views:
         templates, pool = _model_formulas(guide, view.model, counts)
         found[view.id] = {"formulas": {**templates, "nodes": pool.nodes}}
         if guide.serves:
@@ -158,9 +157,9 @@ def _model_rooms(guide: Guide, view, offers) -> dict:
             for weight_format in view.formats()}
 
 
-def _card_counts(guide: Guide) -> tuple[int, ...]:
+def _card_counts(offers) -> tuple[int, ...]:
     """The card counts of the offers the calculator lists, in its order (the templates are worked out for each)."""
-    return tuple(offer.count for offer in ranked_offers(_any_method(guide), guide.market))
+    return tuple(offer.count for offer in offers)
 
 
 MODEL_FOLDER = "data/calculator"
@@ -255,8 +254,8 @@ def calculator_data(guide: Guide, fmt: Formatter, catalog: Catalog, default_mode
     data = guide.data
     models = (*data.models, *data.catalogue)
     kv = default_kv_format(guide)
-    offers = [offer for offer in ranked_offers(_any_method(guide), guide.market)]
-    counts = _card_counts(guide)
+    offers = guide.serving_offers()
+    counts = _card_counts(offers)
     templates, pool = calculator_formulas(guide, list(counts))
     offered = [_offer_data(offer, guide, pool) for offer in offers]
     own = [_model_formulas(guide, model, counts) for model in data.catalogue]
@@ -318,8 +317,3 @@ def _card_rates(guide: Guide, gpu) -> dict:
               if (limit := sequence_limit(engine, gpu)) is not None}
     link, peer_link = card_links(gpu)
     return {"link": _num(link.value), "peer_link": _num(peer_link.value), "hourly": _num(hourly.value), "rates": rates, "limits": limits}
-
-
-def _any_method(guide: Guide):
-    """A method with no hardware rule: the ranking of every offer (the script applies each method's rules)."""
-    return replace(guide.default_inference(), precision=None, needs_all_to_all=False)
