@@ -107,8 +107,9 @@ class SiteBuild:
             self.root, self.data, documents, lambda name: has_template(self.layout_env, name))
         self.memory = PageMemory(self.root, self.data, self._page_keys()) if incremental else None
         self.kept: list[tuple[str, str]] = []
-        self.kept_files: list[str] = []
         """(language, page) of each page kept from the last build, after ``render``."""
+        self.kept_files: list[str] = []
+        """The path of each calculator model file kept from the last build, after ``render``."""
         self.router = Router(self.pages)
         self.events = Events()
         """Register a ``BuildListener`` here to hear what each page shows."""
