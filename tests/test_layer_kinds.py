@@ -145,12 +145,12 @@ def test_a_reference_shape_is_one_group_of_the_generic_kind_laid_out_flat():
     """One formula: a reference shape's KV cache is the generic kind's factors of a token, times the context and
     the batch, in one product (so its derivation reads as one line)."""
     data = load_site(ROOT)
-    model = next(model for model in data.models if model.kv_heads)
+    model = next(model for model in data.models if model.layers)
     kv = data.inference.kv_precision
-    group = GENERIC(model.layers, model.kv_heads, model.head_dim)
+    group = GENERIC(model.layer_count, model.shape("kv_heads"), model.shape("head_dim"))
     cache = memory.kv_cache(model, kv, 8192, 2)
     assert cache.formula.op == "×"
     assert cache.formula.terms[:5] == group.per_token_terms(attention.element_bytes(kv))
     assert [term.value for term in cache.formula.terms[5:]] == [8192, 2]
     assert cache.value == group.bytes_per_token(attention.element_bytes(kv)).value * 8192 * 2 / Decimal(10) ** 9
-    assert memory.kv_width(model).value == model.kv_heads * model.head_dim
+    assert memory.kv_width(model).value == model.shape("kv_heads") * model.shape("head_dim")

@@ -6,9 +6,14 @@ from __future__ import annotations
 from dataclasses import replace
 
 from calculator_support import SCRIPT
+import yaml
+
+from cli_support import ROOT
 from vramsite.calc import attention, memory
+from vramsite.calc.layers import GENERIC, FullAttention, model_layers
 from vramsite.calc.model_kinds import LAYERS, REFERENCE, kind_of
-from vramsite.calc.model_views import CatalogueView, ModelView
+from vramsite.calc.model_views import CatalogueView, ModelView, SizedView, view_of
+from vramsite.load.model import FULL_ATTENTION, full_attention
 
 CONTEXT, BATCH = 8192, 2
 
@@ -48,14 +53,52 @@ def test_the_kv_cache_one_token_adds_is_in_each_kinds_own_unit(guide):
     kv = guide.data.inference.kv_precision
     shape = guide.data.models[0]
     assert REFERENCE.kv_per_token(shape, kv).unit == "MB"
-    assert REFERENCE.kv_per_token(replace(shape, layers=None), kv) is None, "a shape of parameters alone"
+    assert REFERENCE.kv_per_token(replace(shape, layers=()), kv) is None, "a shape of parameters alone"
     for model in guide.data.catalogue:
         assert LAYERS.kv_per_token(model, kv).unit == "B", model.id
 
 
-def test_each_kind_makes_its_own_view(guide):
-    assert isinstance(REFERENCE.view(guide, guide.data.models[0]), ModelView)
-    assert isinstance(LAYERS.view(guide, guide.data.catalogue[0]), CatalogueView)
+def test_each_kind_has_its_own_view_of_the_one_kind_of_view(guide):
+    assert type(view_of(guide, guide.data.models[0])) is ModelView
+    assert type(view_of(guide, guide.data.catalogue[0])) is CatalogueView
+    assert issubclass(ModelView, SizedView) and issubclass(CatalogueView, SizedView)
+
+
+def test_a_reference_shapes_record_holds_its_layers_as_one_group_of_full_attention(guide):
+    """data/models.yaml writes a shape's sizes flat; the record holds them as a real model holds its layers."""
+    assert FULL_ATTENTION == GENERIC.kind
+    written = yaml.safe_load((ROOT / "data" / "models.yaml").read_text(encoding="utf-8"))["models"]
+    for entry, model in zip(written, guide.data.models, strict=True):
+        assert model.layers == full_attention(entry["layers"], entry["kv_heads"], entry["head_dim"])
+        group, = model_layers(model)
+        assert group == FullAttention(entry["layers"], entry["kv_heads"], entry["head_dim"]), model.id
+    assert full_attention(32, None, 128) == (), "a shape missing a size has no layers to size"
+
+
+def test_a_reference_shapes_cache_is_its_one_group_of_full_attention_summed_as_a_real_models(guide):
+    """The seeds' layout (one product, in MB and GB) and the layer kinds' (a sum over groups, in bytes) of one
+    reference shape agree to the byte."""
+    kv = guide.data.inference.kv_precision
+    b = attention.element_bytes(kv)
+    for model in guide.data.models:
+        layers = model_layers(model)
+        assert memory.kv_bytes_per_token(model, kv).value == attention.kv_bytes_per_token(layers, b).value
+        assert memory.kv_cache(model, kv, CONTEXT, BATCH).value == attention.kv_cache(layers, b, CONTEXT, BATCH).value
+
+
+def test_the_one_view_answers_each_model_by_its_kinds_formulas(guide):
+    method = guide.inference_method("bf16")
+    bf16 = guide.data.precision("bf16")
+    for model in (*guide.data.models, *guide.data.catalogue):
+        kind, view = kind_of(model), view_of(guide, model)
+        for cards in (1, 8):
+            assert view.need(method, cards) == kind.method_memory(model, method, guide.sizing, None, None, cards)
+        assert view.decode_read("bf16") == kind.decode_read(model, bf16)
+        assert view.kv(CONTEXT, BATCH).value == kind.kv_cache(model, view.kv_format(None), CONTEXT, BATCH).value
+        assert view.weights("bf16").value == model.params_billion * 2, model.id
+    shape, real = guide.data.models[0], next(m for m in guide.data.catalogue if m.experts)
+    assert view_of(guide, shape).decode_read("bf16") == view_of(guide, shape).weights("bf16"), "every weight read"
+    assert view_of(guide, real).decode_read("bf16").value == real.active_params_billion * 2, "the active ones"
 
 
 def test_the_readers_own_shape_is_a_reference_shape_and_no_engine_sizes_it(guide):

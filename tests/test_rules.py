@@ -16,7 +16,7 @@ from vramsite.calc.lookup import candidates, cheapest_after, configuration
 from vramsite.calc.memory import max_context, method_memory
 from vramsite.calc.figure import Figure, given
 from vramsite.load import load_site
-from vramsite.load.model import Discount, Interconnect, MethodKind, Period, Precision, Selection
+from vramsite.load.model import Discount, Interconnect, MethodKind, Period, Precision, Selection, full_attention
 
 SITES = {
     "live main": ROOT,
@@ -215,8 +215,8 @@ CASES = 400
 def _random_case(guide: Guide, rng: random.Random):
     """A random model shape, serving method, KV precision, batch and card memory."""
     template = next(m for m in guide.data.models if m.layers)
-    model = replace(template, params_billion=Decimal(rng.randint(5, 4000)) / 10, layers=rng.randint(1, 128),
-                    kv_heads=rng.randint(1, 64), head_dim=rng.choice((64, 80, 96, 128, 256)))
+    model = replace(template, params_billion=Decimal(rng.randint(5, 4000)) / 10,
+                    layers=full_attention(rng.randint(1, 128), rng.randint(1, 64), rng.choice((64, 80, 96, 128, 256))))
     weights = Precision("w", "w", rng.choice((Decimal("0.5"), Decimal(1), Decimal(2), Decimal(4))))
     inference = next(m for m in guide.data.methods if m.kind == MethodKind.INFERENCE)
     method = replace(inference, precision=weights, kv_cache=True, adapter=rng.random() < 0.2,

@@ -100,12 +100,6 @@ def method_memory(model: CatalogueModel, method: Method, sizing: Sizing, context
 # -- weights -----------------------------------------------------------------
 
 
-def weights(model: CatalogueModel, precision: Precision) -> Figure:
-    """Every parameter, every expert included, × bytes per parameter = GB."""
-    params = given(model.params_billion, "B params", FACTOR, "parameters")
-    return product(params, precision_bytes(precision), unit="GB", kind=WEIGHTS, label="weights")
-
-
 def decode_read(model: CatalogueModel, precision: Precision) -> Figure:
     """The weights one decoded token reads: active parameters × bytes per parameter = GB."""
     params = given(model.active_params_billion, "B params", FACTOR, "active parameters")

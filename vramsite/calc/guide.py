@@ -28,7 +28,7 @@ from .figure import COUNT, FACTOR, MEMORY, Figure, given
 from .layers.base import KEYS_AND_VALUES
 from .lookup import Lookup, Market, first_fit, lookup, ranked_card_offers, ranked_offers
 from .measured import MeasuredRun, measured_run
-from .model_views import CatalogueView, ModelView
+from .model_views import CatalogueView, ModelView, view_of
 from .prose_arithmetic import ProseArithmetic
 from .weight_formats import format_by_id
 
@@ -240,8 +240,7 @@ class Guide(CardQueries, ProseArithmetic):
 
     def need(self, model: Model, method: Method, context: int | None = None,
              batch: int | None = None) -> memory.MemoryNeed:
-        key = (model.id, self._method_key(method), context, batch)
-        return self._needs.fetch(key, lambda: memory.method_memory(model, method, self.sizing, context, batch))
+        return view_of(self, model).need(method, context=context, batch=batch)
 
     def lookup(self, model: Model, method: Method, context: int | None = None, batch: int | None = None,
                market: Market | None = None) -> Lookup:

@@ -16,6 +16,7 @@ from decimal import Decimal
 
 from ..load.model import (
     Gpu, MeasuredInference, MeasuredShape, MeasuredTraining, Measurement, Method, MethodKind, Model, SiteData,
+    full_attention,
 )
 from ..units import BYTES_PER_GB
 from . import memory
@@ -134,8 +135,8 @@ def shape_model(shape: MeasuredShape, params: int) -> Model:
     """The shape as the formulas read a model: its exact parameter count, in billions."""
     attention = "mha" if shape.kv_heads == shape.attention_heads else "gqa"
     return Model(id=shape.id, name=shape.like or shape.id, params_billion=Decimal(params) / 10 ** 9,
-                 layers=shape.layers, attention=attention, attention_heads=shape.attention_heads,
-                 kv_heads=shape.kv_heads, head_dim=shape.head_dim, hidden_size=shape.hidden_size)
+                 layers=full_attention(shape.layers, shape.kv_heads, shape.head_dim), attention=attention,
+                 attention_heads=shape.attention_heads, hidden_size=shape.hidden_size)
 
 
 def card_memory_comparison(gpu: Gpu, run: Measurement) -> Comparison | None:

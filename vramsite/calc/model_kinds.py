@@ -4,22 +4,18 @@ A reference shape (sizing.yaml's models, and the calculator's custom shape: para
 full-attention layers) is sized by calc/memory.py in the seeds' units, MB per token and GB. A real model (a model
 of data/catalogue.yaml: layer groups, kind by kind) is sized by calc/attention.py in bytes, its cache split over
 the cards that hold it, and a serving engine sizes its inference where the site has engines (calc/serving.py).
-Code that takes a model of either kind asks ``kind_of(model)`` what it needs; none tests a model's class.
+Code that takes a model of either kind asks ``kind_of(model)`` what it needs (a view: ``model_views.view_of``);
+none tests a model's class.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from ..load.model import CatalogueModel, Method, Model, Precision
 from . import attention, memory
 from .figure import Figure
-from .model_views import CatalogueView, ModelView
-
-if TYPE_CHECKING:
-    from .guide import Guide
 
 
 @dataclass(frozen=True)
@@ -32,16 +28,26 @@ class ModelKind:
     """(model, method, sizing, context, batch, cards) → the method's memory on that many cards."""
     kv_per_token: Callable[[Model | CatalogueModel, Precision], Figure | None]
     """(model, KV format) → the KV cache one token adds; None where the shape gives no layers."""
-    view: Callable[[Guide, Model | CatalogueModel], ModelView | CatalogueView]
-    """(guide, model) → the model's view (calc/model_views.py)."""
+    kv_cache: Callable[[Model | CatalogueModel, Precision, int, int], Figure]
+    """(model, KV format, context, batch) → the KV cache of ``batch`` sequences of ``context`` tokens, in GB."""
+    decode_read: Callable[[Model | CatalogueModel, Precision], Figure]
+    """(model, weight precision) → the weights one decoded token reads, in GB."""
 
 
 def _reference_per_token(model: Model, kv_precision: Precision) -> Figure | None:
-    return None if model.layers is None else memory.kv_per_token_mb(model, kv_precision)
+    return memory.kv_per_token_mb(model, kv_precision) if model.layers else None
 
 
 def _layers_per_token(model: CatalogueModel, kv_precision: Precision) -> Figure:
     return attention.kv_bytes_per_token(attention.model_layers(model), attention.element_bytes(kv_precision))
+
+
+def _layers_cache(model: CatalogueModel, kv_precision: Precision, context: int, batch: int) -> Figure:
+    return attention.kv_cache(attention.model_layers(model), attention.element_bytes(kv_precision), context, batch)
+
+
+def _all_weights(model: Model, precision: Precision) -> Figure:
+    return memory.weights(model, memory.precision_bytes(precision))
 
 
 REFERENCE = ModelKind(
@@ -49,11 +55,13 @@ REFERENCE = ModelKind(
     # One need whatever the cards: the seeds' formula keeps a reference shape's cache whole.
     method_memory=lambda model, method, sizing, context, batch, cards: memory.method_memory(
         model, method, sizing, context, batch),
-    kv_per_token=_reference_per_token, view=ModelView)
+    kv_per_token=_reference_per_token, kv_cache=memory.kv_cache,
+    # A reference shape gives no active parameters: a token reads every weight.
+    decode_read=_all_weights)
 
 LAYERS = ModelKind(
     shape="layers", served=True, method_memory=attention.method_memory, kv_per_token=_layers_per_token,
-    view=CatalogueView)
+    kv_cache=_layers_cache, decode_read=attention.decode_read)
 
 
 def kind_of(model: Model | CatalogueModel) -> ModelKind:

@@ -1,9 +1,13 @@
-"""The models as pages ask for them: ``ModelView`` for the reference shapes, ``CatalogueView`` for real models.
+"""The models as pages ask for them: one view of what every model answers, ``ModelView`` for the reference
+shapes and ``CatalogueView`` for real models.
 
 ``Guide.model(id)`` makes a ``ModelView`` (sizing.yaml's reference shapes,
 sized by calc/memory.py); ``Guide.catalogue_model(id)`` a ``CatalogueView``
 (a model of data/catalogue.yaml, sized layer kind by layer kind by
-calc/attention.py, and served by calc/serving.py). Each keeps the ``Guide``
+calc/attention.py, and served by calc/serving.py); ``view_of`` the view of a
+model of either kind. What both answer (parameters, weights, KV cache, a
+method's memory, the decode ceiling) is ``SizedView``'s, each figure by the
+model's kind (calc/model_kinds.py). Each view keeps the ``Guide``
 (calc/guide.py) that made it, for the data, the defaults and the caches.
 """
 
@@ -11,40 +15,99 @@ from __future__ import annotations
 
 from functools import cache
 
-from ..load.model import CatalogueModel, Gpu, Method, Model
+from ..load.model import CatalogueModel, Gpu, Method, Model, Precision
 from ..units import BYTES_PER_GB
 from . import attention, cost, memory, price_history, serving, serving_speed, throughput, weight_formats
 from .card_view import GpuView
 from .figure import COUNT, FACTOR, MEMORY, WEIGHTS, Figure, given, product, quotient
 from .lookup import Lookup, Market, first_fit, lookup
+from .model_kinds import LAYERS, REFERENCE, ModelKind, kind_of
 from .offers import Offer
 from .serving import ServingChoice, Verdict, first_that_fits, verdict
 from .serving_speed import ServedSpeed
 
 
-class ModelView:
-    """One reference model, with every figure the pages ask of it."""
+class SizedView:
+    """What a model of either kind answers, each figure by its kind's formula.
 
-    def __init__(self, guide, model: Model):
+    Contexts and batches default to sizing.yaml's inference block.
+    """
+
+    kind: ModelKind
+
+    def __init__(self, guide, model: Model | CatalogueModel):
         self.guide, self.model = guide, model
         """The ``Guide`` (calc/guide.py) that made it, and the model's record."""
 
     id = property(lambda self: self.model.id)
     name = property(lambda self: self.model.name)
-    examples = property(lambda self: self.model.examples)
-    attention = property(lambda self: self.model.attention)
+
+    def kv_format(self, kv_precision: str | None) -> Precision:
+        """The KV cache format named ``kv_precision``, the site's default where None."""
+        raise NotImplementedError
+
+    def _context(self, context: int | None) -> int:
+        return context or self.guide.data.inference.context_tokens
+
+    def _batch(self, batch: int | None) -> int:
+        return batch or self.guide.data.inference.batch
 
     @property
     def params(self) -> Figure:
         return memory.params(self.model)
 
     @property
-    def layers(self) -> Figure:
-        return given(self.model.layers, "layers", COUNT, "layers")
+    def layer_count(self) -> Figure:
+        return given(self.model.layer_count, "layers", COUNT, "layers")
+
+    def weights(self, precision_id: str) -> Figure:
+        """Every parameter, every expert included, × bytes per parameter = GB."""
+        return memory.weights(self.model, memory.precision_bytes(self.guide.data.precision(precision_id)))
+
+    def decode_read(self, precision_id: str) -> Figure:
+        """The weights one decoded token reads, in GB."""
+        return self.kind.decode_read(self.model, self.guide.data.precision(precision_id))
+
+    def decode_ceiling(self, gpu_id: str, precision_id: str, count: int = 1) -> Figure:
+        """Tokens per second one stream can at most decode: bandwidth ÷ the weights each token reads."""
+        bandwidth = throughput.combined_bandwidth(self.guide.gpu(gpu_id).bandwidth, count)
+        return throughput.decode_ceiling(bandwidth, self.decode_read(precision_id))
+
+    def kv_per_token(self, kv_precision: str | None = None) -> Figure:
+        """What one token adds to the KV cache (a real model's while every window still fills)."""
+        return self.kind.kv_per_token(self.model, self.kv_format(kv_precision))
+
+    def kv(self, context: int | None = None, batch: int | None = None, kv_precision: str | None = None) -> Figure:
+        """The KV cache of ``batch`` sequences of ``context`` tokens, in GB."""
+        return self.kind.kv_cache(self.model, self.kv_format(kv_precision), self._context(context),
+                                  self._batch(batch))
+
+    def need(self, method: Method | str, cards: int = 1, context: int | None = None,
+             batch: int | None = None) -> memory.MemoryNeed:
+        """The method's memory on ``cards`` cards (a real model's split by tensor), as their total; ``method`` a
+        method or the id of one of sizing.yaml's (as content names them: ``model("8B").need("lora")``)."""
+        if isinstance(method, str):
+            method = self.guide.method(method)
+        key = (self.kind.shape, self.model.id, self.guide._method_key(method), cards, context, batch)
+        return self.guide._needs.fetch(key, lambda: self.kind.method_memory(
+            self.model, method, self.guide.sizing, context, batch, cards))
+
+
+class ModelView(SizedView):
+    """One reference model, with every figure the pages ask of it."""
+
+    kind = REFERENCE
+
+    examples = property(lambda self: self.model.examples)
+    attention = property(lambda self: self.model.attention)
+
+    def kv_format(self, kv_precision: str | None) -> Precision:
+        data = self.guide.data
+        return data.precision(kv_precision) if kv_precision else data.inference.kv_precision
 
     @property
     def kv_heads(self) -> Figure:
-        return given(self.model.kv_heads, "KV heads", COUNT, "KV heads")
+        return given(self.model.shape("kv_heads"), "KV heads", COUNT, "KV heads")
 
     @property
     def attention_heads(self) -> Figure:
@@ -52,40 +115,18 @@ class ModelView:
 
     @property
     def head_dim(self) -> Figure:
-        return given(self.model.head_dim, "", COUNT, "head dim")
+        return given(self.model.shape("head_dim"), "", COUNT, "head dim")
 
     @property
     def kv_width(self) -> Figure:
         return memory.kv_width(self.model)
 
-    def weights(self, precision_id: str) -> Figure:
-        return memory.weights(self.model, memory.precision_bytes(self.guide.data.precision(precision_id)))
-
-    def _kv_precision(self, kv_precision: str | None):
-        data = self.guide.data
-        return data.precision(kv_precision) if kv_precision else data.inference.kv_precision
-
-    def kv(self, context: int | None = None, batch: int | None = None, kv_precision: str | None = None) -> Figure:
-        inference = self.guide.data.inference
-        return memory.kv_cache(self.model, self._kv_precision(kv_precision),
-                               context or inference.context_tokens, batch or inference.batch)
-
-    def kv_per_token(self, kv_precision: str | None = None) -> Figure:
-        return memory.kv_per_token_mb(self.model, self._kv_precision(kv_precision))
-
-    def need(self, method_id: str, context: int | None = None, batch: int | None = None) -> memory.MemoryNeed:
-        return self.guide.need(self.model, self.guide.method(method_id), context, batch)
-
     def inference(self, precision_id: str, context: int | None = None,
                   batch: int | None = None) -> memory.MemoryNeed:
-        return self.guide.need(self.model, self.guide.inference_method(precision_id), context, batch)
+        return self.need(self.guide.inference_method(precision_id), context=context, batch=batch)
 
     def cell(self, method_id: str) -> Lookup:
         return self.guide.cell(self.model.id, method_id)
-
-    def decode_ceiling(self, gpu_id: str, precision_id: str, count: int = 1) -> Figure:
-        bandwidth = throughput.combined_bandwidth(self.guide.gpu(gpu_id).bandwidth, count)
-        return throughput.decode_ceiling(bandwidth, self.weights(precision_id))
 
 
 def _memory_figure(memory_gb) -> Figure:
@@ -94,37 +135,27 @@ def _memory_figure(memory_gb) -> Figure:
     return given(memory_gb, "GB", MEMORY, "memory")
 
 
-class CatalogueView:
+class CatalogueView(SizedView):
     """One real model, with the figures its layer groups give: KV cache, state, weights, what fits.
 
-    Contexts and batches default to sizing.yaml's inference block, the KV
-    format to ``Guide.kv_precision()``, the overhead beside the weights to
-    inference.overhead_gb.
+    The KV format defaults to ``Guide.kv_precision()``, the overhead beside the
+    weights to inference.overhead_gb.
     """
 
+    kind = LAYERS
+
     def __init__(self, guide, model: CatalogueModel):
-        self.guide, self.model = guide, model
-        """The ``Guide`` (calc/guide.py) that made it, and the model's record."""
+        super().__init__(guide, model)
         self.layers = attention.model_layers(model)
 
-    id = property(lambda self: self.model.id)
-    name = property(lambda self: self.model.name)
     architecture = property(lambda self: self.model.architecture)
     experts = property(lambda self: self.model.experts)
     source = property(lambda self: self.model.source)
     params_from = property(lambda self: self.model.params_from)
 
     @property
-    def params(self) -> Figure:
-        return given(self.model.params_billion, "B params", FACTOR, "parameters")
-
-    @property
     def active_params(self) -> Figure:
         return given(self.model.active_params_billion, "B params", FACTOR, "active parameters")
-
-    @property
-    def layer_count(self) -> Figure:
-        return given(self.model.layer_count, "layers", COUNT, "layers")
 
     @property
     def max_context(self) -> Figure:
@@ -138,43 +169,22 @@ class CatalogueView:
         scaling = self.model.context_scaling
         return given(scaling.as_shipped, "tokens", COUNT, "context as shipped") if scaling else None
 
+    def kv_format(self, kv_precision: str | None) -> Precision:
+        return self.guide.kv_precision(kv_precision)
+
     def _b(self, kv_precision: str | None) -> Figure:
-        return attention.element_bytes(self.guide.kv_precision(kv_precision))
-
-    def _context(self, context: int | None) -> int:
-        return context or self.guide.data.inference.context_tokens
-
-    def _batch(self, batch: int | None) -> int:
-        return batch or self.guide.data.inference.batch
+        return attention.element_bytes(self.kv_format(kv_precision))
 
     def contexts_with_max(self, contexts) -> tuple[int, ...]:
         """``contexts`` and the model's own longest context, in order, each once."""
         return tuple(sorted({*contexts, self.model.max_context}))
 
-    def kv_per_token(self, kv_precision: str | None = None) -> Figure:
-        """Bytes one token costs in every caching layer, each window still filling."""
-        return attention.kv_bytes_per_token(self.layers, self._b(kv_precision))
-
     def kv_per_token_beyond_windows(self, kv_precision: str | None = None) -> Figure:
         return attention.kv_bytes_per_token_beyond_windows(self.layers, self._b(kv_precision))
-
-    def kv(self, context: int | None = None, batch: int | None = None, kv_precision: str | None = None) -> Figure:
-        return attention.kv_cache(self.layers, self._b(kv_precision), self._context(context), self._batch(batch))
 
     @property
     def state_per_sequence(self) -> Figure:
         return attention.state_per_sequence(self.layers)
-
-    def weights(self, precision_id: str) -> Figure:
-        return attention.weights(self.model, self.guide.data.precision(precision_id))
-
-    def decode_read(self, precision_id: str) -> Figure:
-        return attention.decode_read(self.model, self.guide.data.precision(precision_id))
-
-    def decode_ceiling(self, gpu_id: str, precision_id: str, count: int = 1) -> Figure:
-        """Tokens per second one stream can at most decode: bandwidth ÷ the weights each token reads."""
-        bandwidth = throughput.combined_bandwidth(self.guide.gpu(gpu_id).bandwidth, count)
-        return throughput.decode_ceiling(bandwidth, self.decode_read(precision_id))
 
     def room(self, memory_gb, precision_id: str) -> Figure:
         """GB left for sequences in ``memory_gb`` beside the weights and the runtime overhead."""
@@ -330,18 +340,17 @@ class CatalogueView:
 
     # -- methods and the lookup --------------------------------------------
 
-    def need(self, method: Method, cards: int = 1, context: int | None = None,
-             batch: int | None = None) -> memory.MemoryNeed:
-        """The method's memory on ``cards`` cards split by tensor, as their total (calc/attention.py)."""
-        key = (self.model.id, self.guide._method_key(method), cards, context, batch)
-        if key not in self.guide._needs:
-            self.guide._needs[key] = attention.method_memory(self.model, method, self.guide.sizing, context, batch,
-                                                             cards)
-        return self.guide._needs[key]
-
     def lookup(self, method: Method, market: Market | None = None) -> Lookup:
         """The configuration to rent for the method at the default context and batch, each card count held
         to the need as that many cards split it."""
         def need_on(cards: int) -> Figure:
             return self.need(method, cards).total
         return lookup(need_on(1), method, market or self.guide.market, need_on)
+
+
+def view_of(guide, model: Model | CatalogueModel) -> SizedView:
+    """The view of a model of either kind."""
+    return _VIEWS[kind_of(model).shape](guide, model)
+
+
+_VIEWS = {view.kind.shape: view for view in (ModelView, CatalogueView)}

@@ -233,7 +233,7 @@ def _formula(guide: Guide, reference, serve: Serving) -> Formula:
 
 
 def _inference(guide: Guide, reference, params: dict) -> Inference:
-    head_dims = {m.model.head_dim for m in guide.models}
+    head_dims = {m.model.shape("head_dim") for m in guide.models}
     batch = params["serving_batch"]
     return Inference(
         model_names=tuple(m.name for m in guide.models),

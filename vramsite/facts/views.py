@@ -71,10 +71,10 @@ class Model(Facts):
 
 
 def model(view) -> Model:
-    if view.model.layers is None:
+    if not view.model.layers:
         return Model(name=view.name, params=view.params, layers=None, attention_heads=None, kv_heads=None,
                      head_dim=None)
-    return Model(name=view.name, params=view.params, layers=view.layers, attention_heads=view.attention_heads,
+    return Model(name=view.name, params=view.params, layers=view.layer_count, attention_heads=view.attention_heads,
                  kv_heads=view.kv_heads, head_dim=view.head_dim)
 
 

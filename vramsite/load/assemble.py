@@ -20,6 +20,7 @@ from .model import (
     ContextScaling,
     Checkpoint,
     Experts,
+    full_attention,
     LayerGroup,
     LogNames,
     OlderLogs,
@@ -77,6 +78,7 @@ MEASUREMENTS = "measurements"
 """data/measurements/<run>.yaml: a measuring run each, checked by measurements.schema.json, where a site has any."""
 
 KV_FIELDS = ("layers", "kv_heads", "head_dim")
+"""A reference shape's sizes in data/models.yaml, in ``full_attention``'s order."""
 
 
 def load_site(root: Path, data_dir: str = "data") -> SiteData:
@@ -195,7 +197,7 @@ class _Checker:
         pricing = self.pricing(gpus)
         discounts = self.discounts(lookup)
         self.check_rentable_counts(gpus, lookup)
-        self.check_kv_shape(models, methods)
+        self.check_kv_shape(methods)
         kv_precisions = self.kv_precisions()
         weight_formats = self.weight_formats()
         catalogue = self.catalogue(kv_precisions)
@@ -278,7 +280,9 @@ class _Checker:
                                  f"{kv_heads} KV heads exceed {heads} attention heads")
                 elif item.get("attention") == "mha" and kv_heads != heads:
                     self.problem("models", ("models", index, "kv_heads"), "mha keeps one KV head per attention head")
-            fields = dict(item, params_billion=_dec(item["params_billion"]), examples=tuple(item.get("examples", ())))
+            fields = {key: value for key, value in item.items() if key not in KV_FIELDS}
+            fields.update(params_billion=_dec(item["params_billion"]), examples=tuple(item.get("examples", ())),
+                          layers=full_attention(*(item.get(name) for name in KV_FIELDS)))
             models.append(Model(**fields))
         return tuple(models)
 
@@ -774,12 +778,12 @@ class _Checker:
                                  f"{count} cards is not one of the lookup card_counts "
                                  f"({', '.join(map(str, lookup.card_counts))})")
 
-    def check_kv_shape(self, models: tuple[Model, ...], methods: tuple[Method, ...]) -> None:
+    def check_kv_shape(self, methods: tuple[Method, ...]) -> None:
         if not any(method.kv_cache for method in methods):
             return
-        for index, model in enumerate(models):
+        for index, item in enumerate(self.docs["models"].value["models"]):
             for name in KV_FIELDS:
-                if getattr(model, name) is None:
+                if item.get(name) is None:
                     self.problem("models", ("models", index, name),
                                  f"missing required field {name!r} (the KV cache formula needs it)")
 

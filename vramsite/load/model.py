@@ -131,18 +131,30 @@ class Gpu:
 
 @dataclass(frozen=True)
 class Model:
-    """A reference model size and the shape its KV cache depends on."""
+    """A reference model size, and the shape its KV cache depends on: its layers, as a real model lists its own
+    (``CatalogueModel.layers``), one group of full attention."""
 
     id: str
     name: str
     params_billion: Decimal
-    layers: int | None = None
+    layers: tuple[LayerGroup, ...] = ()
+    """``full_attention(layers, kv_heads, head_dim)`` of data/models.yaml; none for a size of parameters alone."""
     attention: str | None = None
     attention_heads: int | None = None
-    kv_heads: int | None = None
-    head_dim: int | None = None
     hidden_size: int | None = None
     examples: tuple[str, ...] = ()
+
+    @property
+    def layer_count(self) -> int:
+        return sum(group.count for group in self.layers)
+
+    def shape(self, size: str):
+        """A size of its one group of full attention: ``"layers"`` (how many), ``"kv_heads"`` or ``"head_dim"``;
+        None where the data gives parameters alone."""
+        if not self.layers:
+            return None
+        group, = self.layers
+        return group.count if size == "layers" else group.size(size)
 
 
 @dataclass(frozen=True)
@@ -354,6 +366,17 @@ class LayerGroup:
 
     def size(self, name: str) -> int | Decimal | None:
         return dict(self.sizes).get(name)
+
+
+FULL_ATTENTION = "full"
+"""The layer kind of a reference shape's layers: full attention (calc/layers/full.py), the generic formula's."""
+
+
+def full_attention(count, kv_heads, head_dim) -> tuple[LayerGroup, ...]:
+    """A reference shape's layers: ``count`` layers of full attention, one group; none where a size is missing."""
+    if count is None or kv_heads is None or head_dim is None:
+        return ()
+    return (LayerGroup(FULL_ATTENTION, count, (("kv_heads", kv_heads), ("head_dim", head_dim))),)
 
 
 @dataclass(frozen=True)

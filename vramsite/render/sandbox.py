@@ -774,9 +774,8 @@ def _expose_defaults() -> None:
     from ..load import model
     from ..tables import model as pieces
 
-    for cls in (figure.Figure, figure.Formula, guide.Guide, model_views.ModelView, model_views.CatalogueView,
-                card_view.GpuView, memory.MemoryNeed,
-                lookup.Lookup, lookup.Configuration, pieces.Text, pieces.Msg, pieces.Fig, pieces.Link, pieces.Flag,
+    for cls in (figure.Figure, figure.Formula, guide.Guide, model_views.SizedView, card_view.GpuView,
+                memory.MemoryNeed, lookup.Lookup, lookup.Configuration, pieces.Text, pieces.Msg, pieces.Fig, pieces.Link, pieces.Flag,
                 pieces.Names, Facts):
         expose(cls)
     for cls in vars(model).values():  # the frozen data model, record by record

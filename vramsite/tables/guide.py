@@ -24,9 +24,9 @@ def method_label(method: Method) -> Msg:
 
 def model_shape(model: ModelView) -> Msg | None:
     """'32 layers · GQA · 8 KV heads' under a model's name."""
-    if model.model.layers is None:
+    if not model.model.layers:
         return None
-    return Msg.of("{layers} · {attention} · {kv_heads}", layers=Fig(model.layers),
+    return Msg.of("{layers} · {attention} · {kv_heads}", layers=Fig(model.layer_count),
                   attention=Text((model.attention or "").upper()), kv_heads=Fig(model.kv_heads))
 
 
@@ -127,7 +127,7 @@ def context_table(guide: Guide, contexts: list[int], model_ids: list[str] | None
     """KV cache per token and at the default context, then at each longer context of ``contexts``;
     a row per model (those of ``model_ids`` in that order, if named)."""
     models = [guide.model(model_id) for model_id in model_ids] if model_ids else list(guide.models)
-    shapeless = [model.id for model in models if model.model.layers is None]
+    shapeless = [model.id for model in models if not model.model.layers]
     if shapeless:
         raise ValueError(f"no KV cache shape (layers, KV heads, head dim) for model {', '.join(shapeless)}")
     contexts = sorted({guide.data.inference.context_tokens, *contexts})

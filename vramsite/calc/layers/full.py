@@ -46,5 +46,6 @@ class FullAttention(LayerKind):
 
 
 def reference_group(model: Model) -> FullAttention:
-    """A reference shape of data/models.yaml: all its layers one group of full attention."""
-    return FullAttention(model.layers, model.kv_heads, model.head_dim)
+    """A reference shape of data/models.yaml: all its layers one group of full attention (``Model.layers``)."""
+    group, = model.layers
+    return FullAttention(group.count, **dict(group.sizes))

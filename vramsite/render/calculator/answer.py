@@ -14,7 +14,7 @@ from ...calc.serving import (bytes_in_gb, kv_room_gib, per_card_sequences, serve
                              stored_weights)
 from ...units import BYTES_PER_GIB
 from ...calc.guide import Guide
-from ...calc.model_kinds import kind_of
+from ...calc.model_views import view_of
 from ...calc.lookup import cheapest_after, configuration, lookup, ranked_card_offers, ranked_offers
 from ...load.model import MethodKind
 from ...tables.guide import cards_label
@@ -40,7 +40,7 @@ def _view(guide: Guide, model, method):
     """The model's view, which works out decode ceilings; None where there is none (not inference)."""
     if method.kind != MethodKind.INFERENCE or method.precision is None:
         return None
-    return kind_of(model).view(guide, model)
+    return view_of(guide, model)
 
 
 @lru_cache(maxsize=4096)

@@ -12,7 +12,7 @@ from ...calc.figure import Figure
 from ...calc.guide import Guide
 from ...calc.model_kinds import kind_of
 from ...calc.serving import serving_engine
-from ...load.model import MethodKind, Model
+from ...load.model import MethodKind, Model, full_attention
 
 INFERENCE = "inference"
 """The method choice that sizes inference at the chosen weight precision."""
@@ -98,8 +98,8 @@ def resolve_method(guide: Guide, case: Case):
 def model_of(guide: Guide, case: Case):
     if case.model == CUSTOM:
         shape = case.custom
-        return Model(id=CUSTOM, name=CUSTOM, params_billion=shape.params_billion, layers=shape.layers, attention=None,
-                     attention_heads=None, kv_heads=shape.kv_heads, head_dim=shape.head_dim)
+        return Model(id=CUSTOM, name=CUSTOM, params_billion=shape.params_billion,
+                     layers=full_attention(shape.layers, shape.kv_heads, shape.head_dim))
     data = guide.data
     found = [model for model in (*data.models, *data.catalogue) if model.id == case.model]
     if not found:

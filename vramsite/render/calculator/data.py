@@ -76,7 +76,7 @@ def model_data(model, guide: Guide) -> dict:
 
 
 def _reference_sizes(model, guide: Guide) -> dict:
-    return {"layers": model.layers, "kv_heads": model.kv_heads, "head_dim": model.head_dim}
+    return {size: model.shape(size) for size in ("layers", "kv_heads", "head_dim")}
 
 
 def _layers_sizes(model, guide: Guide) -> dict:

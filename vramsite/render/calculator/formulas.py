@@ -26,7 +26,7 @@ from ...calc.figure import (BANDWIDTH, COUNT, FACTOR, KV_CACHE, MEMORY, RATE, TH
                             Variable, given, product)
 from ...calc.guide import Guide
 from ...calc.model_kinds import LAYERS, REFERENCE
-from ...load.model import Model
+from ...load.model import Model, full_attention
 from .case import finetune_methods
 
 SAMPLE = {"context": 8192, "batch": 3, "params": 7, "layers": 32, "kv_heads": 8, "head_dim": 128, "kv_bytes": 2,
@@ -125,8 +125,8 @@ def _text(value: Decimal) -> str:
 
 def shape_model() -> Model:
     """A reference shape whose every size is an input: the shapes of data/models.yaml and the reader's own."""
-    return Model(id="shape", name="shape", params_billion=_input("params"), layers=_input("layers"), attention=None,
-                 attention_heads=None, kv_heads=_input("kv_heads"), head_dim=_input("head_dim"))
+    return Model(id="shape", name="shape", params_billion=_input("params"),
+                 layers=full_attention(_input("layers"), _input("kv_heads"), _input("head_dim")))
 
 
 @dataclass(frozen=True)
