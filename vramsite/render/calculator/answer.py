@@ -139,7 +139,6 @@ def served_answer(guide: Guide, fmt: Formatter, catalog: Catalog, case: Case, fo
         result["choice"] = {"none": catalog.gettext("{engine} does not store this KV cache format.")
                             .replace("{engine}", engine.name)}
         return result
-    read = given(view.format_read(format_id).value, "GB", WEIGHTS, "weights read per token")
     speed_of = _speed_of(guide, fmt, view, weight_format, engine, b, case)
     market = guide.market
     prices = []
