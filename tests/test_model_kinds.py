@@ -11,6 +11,7 @@ import yaml
 from cli_support import ROOT
 from vramsite.calc import attention, memory
 from vramsite.calc.layers import GENERIC, FullAttention, model_layers
+from vramsite.calc.layers.full import reference_group
 from vramsite.calc.model_kinds import LAYERS, REFERENCE, kind_of
 from vramsite.calc.model_views import CatalogueView, ModelView, SizedView, view_of
 from vramsite.load.model import FULL_ATTENTION, full_attention
@@ -72,6 +73,7 @@ def test_a_reference_shapes_record_holds_its_layers_as_one_group_of_full_attenti
         assert model.layers == full_attention(entry["layers"], entry["kv_heads"], entry["head_dim"])
         group, = model_layers(model)
         assert group == FullAttention(entry["layers"], entry["kv_heads"], entry["head_dim"]), model.id
+        assert reference_group(model) == group, "the seeds' layout reads the group the layer kinds read"
     assert full_attention(32, None, 128) == (), "a shape missing a size has no layers to size"
 
 
