@@ -111,3 +111,14 @@ def test_the_readers_own_shape_is_a_reference_shape_and_no_engine_sizes_it(guide
     case = Case(CUSTOM, INFERENCE, guide.data.precisions[0].id, custom=Custom(Decimal(7), 32, 8, 128))
     assert guide.serves, "the live site serves its real models: the custom shape's answer is the one to tell apart"
     assert kind_of(model_of(guide, case)) is REFERENCE and serving_format(guide, case) is None
+
+
+def test_a_views_need_takes_a_method_or_its_id_and_names_the_known_ones_for_anything_else(guide):
+    import pytest
+
+    from vramsite.errors import UnknownId
+
+    view = view_of(guide, guide.data.models[0])
+    assert view.need("lora") == view.need(guide.method("lora"))
+    with pytest.raises(UnknownId, match="lora"):
+        view.need(guide)  # content passing a figure or the guide where a method id belongs

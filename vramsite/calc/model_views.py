@@ -86,7 +86,7 @@ class SizedView:
              batch: int | None = None) -> memory.MemoryNeed:
         """The method's memory on ``cards`` cards (a real model's split by tensor), as their total; ``method`` a
         method or the id of one of sizing.yaml's (as content names them: ``model("8B").need("lora")``)."""
-        if isinstance(method, str):
+        if not isinstance(method, Method):  # an id, or what content passed for one: the data names the known ones
             method = self.guide.method(method)
         key = (self.kind.shape, self.model.id, self.guide._method_key(method), cards, context, batch)
         return self.guide._needs.fetch(key, lambda: self.kind.method_memory(
